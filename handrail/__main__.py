@@ -1,0 +1,3 @@
+from handrail.main import main
+
+raise SystemExit(main())

@@ -1,0 +1,1 @@
+"""Entry points: one outside event in, one policy answer out. Lean imports only."""

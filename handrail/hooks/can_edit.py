@@ -1,0 +1,53 @@
+"""`handrail can-edit`: the pre-edit question any harness can shell out to.
+
+Exit 0 allowed, 1 denied, 2 error. With --json the last line of stdout is one JSON
+object; errors are JSON too (`allowed: false` with the error), and a line on stderr.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+
+from handrail.errors import EXIT_DENIED, EXIT_ERROR, EXIT_OK, HandrailError
+
+USAGE = "usage: handrail can-edit [--project P] [--task T] [--file F] [--json]"
+ANSWER_REASONS = ("task_not_found", "invalid_policy", "bad_arguments", "internal_error")
+OPTIONS = {"--project": True, "--task": True, "--file": True, "--json": False}
+
+
+def main(argv: list[str]) -> int:
+    as_json = "--json" in argv
+    try:
+        from handrail.hooks.argv import parse
+
+        opts, _ = parse(argv, OPTIONS)
+        project = str(opts.get("--project", "."))
+        from handrail.policy.edits import can_edit, explain
+
+        answer = can_edit(
+            project,
+            task=opts.get("--task"),  # type: ignore[arg-type]
+            file=opts.get("--file"),  # type: ignore[arg-type]
+        )
+    except HandrailError as e:
+        return _error(e.reason, str(e), as_json)
+    except Exception as e:  # noqa: BLE001 - a pre-edit check must never crash open
+        return _error("internal_error", f"{type(e).__name__}: {e}", as_json)
+    if as_json:
+        print(json.dumps(answer))
+    else:
+        print(explain(answer, project))
+    return EXIT_OK if answer["allowed"] else EXIT_DENIED
+
+
+def _error(reason: str, message: str, as_json: bool) -> int:
+    if reason not in ANSWER_REASONS:
+        # An unreadable task or contract file is a broken policy, not a bad call.
+        reason = "invalid_policy"
+    print(f"handrail can-edit: error: {message}", file=sys.stderr)
+    if reason == "bad_arguments":
+        print(USAGE, file=sys.stderr)
+    if as_json:
+        print(json.dumps({"allowed": False, "reason": reason, "error": message}))
+    return EXIT_ERROR

@@ -1,0 +1,1 @@
+"""The shared policy: pure decisions, no git, no click, no harness."""

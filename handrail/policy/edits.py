@@ -1,0 +1,132 @@
+"""The pre-edit question: may an agent change this file now?
+
+Every layer that asks it (`handrail can-edit`, the pre-tool hooks) gets the same
+answer from here: a dict with stable keys, and whether it allows.
+"""
+
+from __future__ import annotations
+
+import os
+
+from handrail.errors import HandrailError
+from handrail.policy import contract as contracts
+from handrail.policy import tasks as taskmod
+from handrail.policy.scope import Refusal, builtin_refusal, contract_refusal
+
+EDIT_PHASES_TEXT = ", ".join(taskmod.EDIT_PHASES)
+
+
+def _inside(path: str, roots: tuple[str, ...]) -> str | None:
+    for root in roots:
+        rel = os.path.relpath(path, root)
+        if not (rel in (os.curdir, os.pardir) or rel.startswith(os.pardir + os.sep) or os.path.isabs(rel)):
+            return rel.replace(os.sep, "/")
+    return None
+
+
+def resolve_file(project: str, file: str) -> list[str] | None:
+    """The file's project-relative paths, as written (`..` collapsed) and after
+    resolving symbolic links; None when either lies outside the project. Both are
+    judged, so neither a link nor a `..` can carry an edit past a rule."""
+    if "\0" in file:
+        raise HandrailError("the file path contains a NUL byte", reason="bad_arguments")
+    literal_root = os.path.abspath(project)
+    real_root = os.path.realpath(project)
+    joined = file if os.path.isabs(file) else os.path.join(literal_root, file)
+    literal = _inside(os.path.normpath(joined), (literal_root, real_root))
+    real = _inside(os.path.realpath(joined), (real_root,))
+    if literal is None or real is None:
+        return None
+    return [literal] if literal == real else [literal, real]
+
+
+def _first_refusal(rels: list[str], check) -> Refusal | None:  # type: ignore[no-untyped-def]
+    for rel in rels:
+        r = check(rel)
+        if r is not None:
+            return r
+    return None
+
+
+def can_edit(project: str, *, task: str | None = None, file: str | None = None) -> dict:
+    """The answer as a dict (`allowed`, `reason`, …). Raises HandrailError on bad input."""
+    if not os.path.isdir(project):
+        raise HandrailError(f"{project}: project folder not found", reason="bad_arguments")
+    if task is not None:
+        one = taskmod.load_task(project, task)
+        candidates = [one] if one.editing else []
+        known = [one]
+    else:
+        known = taskmod.load_all(project)
+        candidates = taskmod.edit_tasks(known)
+    if not candidates:
+        return {"allowed": False, "reason": "no_edit_tasks", "tasks": [t.summary() for t in known]}
+    primary = candidates[0]
+    if file is None:
+        return {
+            "allowed": True,
+            "reason": "edit_task",
+            "primary_task": primary.summary(),
+            "all_edit_tasks": [t.summary() for t in candidates],
+        }
+    resolved = resolve_file(project, file)
+    if resolved is None:
+        return {"allowed": False, "reason": "out_of_scope", "task": primary.slug, "phase": primary.phase, "file": file}
+    rels = resolved
+    shown = rels[-1]
+    refusal = _first_refusal(rels, builtin_refusal)
+    if refusal is not None:
+        return _refused(refusal, primary, shown)
+    first_refusal: tuple[Refusal, taskmod.Task] | None = None
+    for t in candidates:
+        contract = contracts.load(t.dir, os.path.join(taskmod.TASKS_DIR, t.slug, contracts.CONTRACT_FILE))
+        scope = contract.scope() if contract else None
+        refusal = _first_refusal(rels, lambda rel: contract_refusal(rel, scope))
+        if refusal is None:
+            return {
+                "allowed": True,
+                "reason": "edit_task",
+                "file": shown,
+                "primary_task": t.summary(),
+                "all_edit_tasks": [c.summary() for c in candidates],
+            }
+        if first_refusal is None:
+            first_refusal = (refusal, t)
+    assert first_refusal is not None
+    return _refused(first_refusal[0], first_refusal[1], shown)
+
+
+def _refused(refusal: Refusal, task: taskmod.Task, file: str) -> dict:
+    return {
+        "allowed": False,
+        "reason": refusal.reason,
+        "rule": refusal.rule,
+        "source": refusal.source,
+        "task": task.slug,
+        "phase": task.phase,
+        "file": file,
+    }
+
+
+def explain(answer: dict, project: str) -> str:
+    """One line for a person: what was decided and what to do next."""
+    reason = answer["reason"]
+    if answer["allowed"]:
+        t = answer["primary_task"]
+        what = f"{answer['file']}" if "file" in answer else "files"
+        return f"allowed: task '{t['task']}' ({t['phase']}) may edit {what}"
+    if reason == "no_edit_tasks":
+        if len(answer["tasks"]) == 1:
+            t = answer["tasks"][0]
+            return (f"denied: task '{t['task']}' is in phase {t['phase']}, not an edit phase ({EDIT_PHASES_TEXT}); "
+                    f"a human moves it on with `handrail task phase {t['task']} implement`")
+        return (f"denied: no task is in an edit phase ({EDIT_PHASES_TEXT}); start one with "
+                f"`handrail task new SLUG --phase implement` or `handrail task phase SLUG implement`")
+    if reason == "out_of_scope":
+        return f"denied: {answer['file']} is outside the project {os.path.abspath(project)}; edit files inside it"
+    refusal = Refusal(reason, answer["rule"], answer["source"])
+    if reason == "not_in_allowed_files":
+        step = f"edit a file inside it, or ask a human to widen allowed_files in {answer['source']}"
+    else:
+        step = "a human must make this change"
+    return f"denied: {refusal.describe(answer['file'])}; {step}"

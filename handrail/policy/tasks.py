@@ -1,0 +1,151 @@
+"""Tasks and their phases. Edits are allowed only while some task is in an edit phase."""
+
+from __future__ import annotations
+
+import os
+import re
+
+from handrail.errors import HandrailError, PolicyError
+from handrail.fsio import atomic_write, dump_json, read_json_object, utc_now
+
+PHASES = ("plan", "implement", "doc_review", "review", "done")
+EDIT_PHASES = ("implement", "doc_review")
+TASKS_DIR = os.path.join(".handrail", "tasks")
+TASK_FILE = "task.json"
+_SLUG = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,99}")
+_TASK_KEYS = frozenset({"slug", "title", "phase", "created_at", "updated_at", "history"})
+
+
+class Task:
+    __slots__ = ("slug", "data", "dir", "display")
+
+    def __init__(self, slug: str, data: dict, directory: str, display: str) -> None:
+        self.slug = slug
+        self.data = data
+        self.dir = directory
+        self.display = display
+
+    @property
+    def phase(self) -> str:
+        return self.data["phase"]
+
+    @property
+    def editing(self) -> bool:
+        return self.phase in EDIT_PHASES
+
+    @property
+    def updated_at(self) -> str:
+        return self.data.get("updated_at", "")
+
+    def summary(self) -> dict[str, str]:
+        return {"task": self.slug, "phase": self.phase}
+
+
+def slug_error(slug: str) -> str | None:
+    """Why `slug` is not a safe folder name, or None."""
+    if not slug:
+        return "a task slug cannot be empty"
+    if not _SLUG.fullmatch(slug) or ".." in slug:
+        return f"'{slug}' is not a valid task slug: use letters, digits, '.', '_' and '-', starting with a letter or digit"
+    return None
+
+
+def check_slug(slug: str) -> str:
+    err = slug_error(slug)
+    if err:
+        raise HandrailError(err, reason="bad_arguments")
+    return slug
+
+
+def check_phase(phase: str) -> str:
+    if phase not in PHASES:
+        raise HandrailError(f"unknown phase '{phase}' (phases: {', '.join(PHASES)})", reason="bad_arguments")
+    return phase
+
+
+def tasks_root(project: str) -> str:
+    return os.path.join(project, TASKS_DIR)
+
+
+def task_dir(project: str, slug: str) -> str:
+    return os.path.join(tasks_root(project), slug)
+
+
+def _validate(data: dict, slug: str, display: str) -> None:
+    for key in data:
+        if key not in _TASK_KEYS:
+            raise PolicyError(f"{display}: {key}: unknown key (valid keys: {', '.join(sorted(_TASK_KEYS))})")
+    phase = data.get("phase")
+    if phase not in PHASES:
+        raise PolicyError(f"{display}: phase: '{phase}' is not one of {', '.join(PHASES)}")
+    if data.get("slug", slug) != slug:
+        raise PolicyError(f"{display}: slug: '{data.get('slug')}' does not match its folder '{slug}'")
+
+
+def load_task(project: str, slug: str) -> Task:
+    check_slug(slug)
+    directory = task_dir(project, slug)
+    path = os.path.join(directory, TASK_FILE)
+    display = os.path.join(TASKS_DIR, slug, TASK_FILE)
+    if not os.path.isfile(path):
+        raise HandrailError(f"no task '{slug}' (no {display}); create it with `handrail task new {slug}`",
+                            reason="task_not_found")
+    data = read_json_object(path)
+    _validate(data, slug, display)
+    return Task(slug, data, directory, display)
+
+
+def load_all(project: str) -> list[Task]:
+    """Every task of the project, ordered by slug. A broken task file is an error."""
+    root = tasks_root(project)
+    try:
+        names = sorted(os.listdir(root))
+    except (FileNotFoundError, NotADirectoryError):
+        return []
+    return [load_task(project, n) for n in names if os.path.isfile(os.path.join(root, n, TASK_FILE))]
+
+
+def edit_tasks(tasks: list[Task]) -> list[Task]:
+    """Tasks in an edit phase, the most recently moved first (ties by slug)."""
+    editing = sorted((t for t in tasks if t.editing), key=lambda t: t.slug)
+    return sorted(editing, key=lambda t: t.updated_at, reverse=True)
+
+
+def _write(task: Task) -> None:
+    atomic_write(os.path.join(task.dir, TASK_FILE), dump_json(task.data))
+
+
+def new_task(project: str, slug: str, *, phase: str = "plan", title: str | None = None, by: str | None = None) -> Task:
+    check_slug(slug)
+    check_phase(phase)
+    directory = task_dir(project, slug)
+    if os.path.exists(os.path.join(directory, TASK_FILE)):
+        raise HandrailError(f"task '{slug}' already exists ({os.path.join(TASKS_DIR, slug, TASK_FILE)})",
+                            reason="task_exists")
+    now = utc_now()
+    entry: dict[str, object] = {"at": now, "from": None, "to": phase}
+    if by:
+        entry["by"] = by
+    data: dict[str, object] = {"slug": slug, "title": title or slug, "phase": phase, "created_at": now,
+                               "updated_at": now, "history": [entry]}
+    task = Task(slug, data, directory, os.path.join(TASKS_DIR, slug, TASK_FILE))
+    _write(task)
+    return task
+
+
+def set_phase(project: str, slug: str, phase: str, *, by: str | None = None) -> tuple[Task, str]:
+    """Move a task to `phase`; returns the task and the phase it left. Same phase: no change."""
+    check_phase(phase)
+    task = load_task(project, slug)
+    old = task.phase
+    if old == phase:
+        return task, old
+    now = utc_now()
+    entry: dict[str, object] = {"at": now, "from": old, "to": phase}
+    if by:
+        entry["by"] = by
+    task.data["phase"] = phase
+    task.data["updated_at"] = now
+    task.data.setdefault("history", []).append(entry)
+    _write(task)
+    return task, old

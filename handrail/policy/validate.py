@@ -1,0 +1,88 @@
+"""Schema validation with messages that name the file, the JSON path and a likely fix.
+
+jsonschema is imported only when a file's content has not been validated before: a
+file that passed is remembered by the hash of its content (and of handrail's
+version), so the hooks that run before every agent action never load it.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+
+from handrail import __version__
+
+_SCHEMA_DIR = os.path.join(os.path.dirname(__file__), "schemas")
+
+
+def cache_dir() -> str:
+    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    return os.path.join(base, "handrail", "validated")
+
+
+def _digest(kind: str, text: str) -> str:
+    try:
+        from _blake2 import blake2b  # a builtin module: hashlib's import costs milliseconds
+    except ImportError:  # pragma: no cover - other interpreters
+        from hashlib import blake2b
+    return blake2b(f"{__version__}\0{kind}\0{text}".encode(), digest_size=20).hexdigest()
+
+
+def known_valid(kind: str, text: str) -> bool:
+    return os.path.exists(os.path.join(cache_dir(), _digest(kind, text)))
+
+
+def remember_valid(kind: str, text: str) -> None:
+    """Best effort: a cache that cannot be written only costs time."""
+    try:
+        d = cache_dir()
+        os.makedirs(d, exist_ok=True)
+        with open(os.path.join(d, _digest(kind, text)), "w"):
+            pass
+    except OSError:
+        pass
+
+
+def load_schema(name: str) -> dict:
+    with open(os.path.join(_SCHEMA_DIR, f"{name}.schema.json"), encoding="utf-8") as f:
+        return json.load(f)
+
+
+def json_path(parts: object) -> str:
+    out = ""
+    for p in parts:  # type: ignore[attr-defined]
+        out += f"[{p}]" if isinstance(p, int) else (f".{p}" if out else str(p))
+    return out or "(top level)"
+
+
+def schema_errors(data: object, schema_name: str, path: str) -> list[str]:
+    """One line per problem: `FILE: JSON.PATH: what is wrong (did you mean …)`."""
+    import difflib
+
+    import jsonschema
+
+    schema = load_schema(schema_name)
+    validator = jsonschema.Draft202012Validator(schema)
+    lines: list[str] = []
+    for err in sorted(validator.iter_errors(data), key=lambda e: [str(p) for p in e.absolute_path]):
+        where = list(err.absolute_path)
+        if err.validator == "additionalProperties" and isinstance(err.instance, dict):
+            known = list(err.schema.get("properties", {}))
+            for key in err.instance:
+                if key in known:
+                    continue
+                near = difflib.get_close_matches(key, known, n=1, cutoff=0.6)
+                hint = f" (did you mean '{near[0]}'?)" if near else f" (valid keys: {', '.join(known)})"
+                lines.append(f"{path}: {json_path(where + [key])}: unknown key{hint}")
+            continue
+        if err.validator == "enum" and isinstance(err.instance, str):
+            options = [str(o) for o in err.validator_value]
+            near = difflib.get_close_matches(err.instance, options, n=1, cutoff=0.6)
+            hint = f" (did you mean '{near[0]}'?)" if near else ""
+            lines.append(f"{path}: {json_path(where)}: '{err.instance}' is not one of {', '.join(options)}{hint}")
+            continue
+        if err.validator == "propertyNames":
+            lines.append(f"{path}: {json_path(where)}: key {err.instance!r} is not allowed: {err.message}")
+            continue
+        lines.append(f"{path}: {json_path(where)}: {err.message}")
+    return lines

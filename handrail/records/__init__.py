@@ -1,0 +1,1 @@
+"""What happened: the event log, notices, and autonomy envelopes."""

@@ -1,0 +1,55 @@
+"""Shared fixtures: real git repositories in tmp dirs, and handrail run as a process."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from helpers import git, run_handrail
+
+PINNED_GIT_ENV = {
+    "GIT_AUTHOR_NAME": "Test Author",
+    "GIT_AUTHOR_EMAIL": "author@example.com",
+    "GIT_AUTHOR_DATE": "2026-01-01T00:00:00Z",
+    "GIT_COMMITTER_NAME": "Test Committer",
+    "GIT_COMMITTER_EMAIL": "committer@example.com",
+    "GIT_COMMITTER_DATE": "2026-01-01T00:00:00Z",
+}
+# Variables that make a process look like an agent's; tests set them on purpose only.
+AGENT_ENV = ("CLAUDECODE", "CLAUDE_CODE_ENTRYPOINT", "CODEX_SANDBOX", "CODEX_SANDBOX_NETWORK_DISABLED",
+             "OPENCODE", "GEMINI_CLI", "CURSOR_AGENT", "CURSOR_TRACE_ID", "COPILOT_AGENT", "CLINE_ACTIVE",
+             "AIDER", "HANDRAIL_AGENT", "HANDRAIL_TASK")
+
+
+@pytest.fixture(autouse=True)
+def clean_env(monkeypatch: pytest.MonkeyPatch, tmp_path_factory: pytest.TempPathFactory) -> None:
+    """No GIT_* from an outer hook, no agent markers, a private cache and HOME."""
+    for key in list(os.environ):
+        if key.startswith("GIT_") or key in AGENT_ENV or key.startswith("PRE_COMMIT"):
+            monkeypatch.delenv(key, raising=False)
+    for key, value in PINNED_GIT_ENV.items():
+        monkeypatch.setenv(key, value)
+    home = tmp_path_factory.mktemp("home")
+    monkeypatch.setenv("HOME", str(home))
+    monkeypatch.setenv("XDG_CACHE_HOME", str(home / ".cache"))
+    monkeypatch.setenv("GIT_CONFIG_NOSYSTEM", "1")
+    (home / ".gitconfig").write_text(
+        "[user]\n\tname = Test\n\temail = test@example.com\n[init]\n\tdefaultBranch = main\n"
+        "[protocol \"file\"]\n\tallow = always\n"
+    )
+
+
+@pytest.fixture
+def repo(tmp_path: Path) -> Iterator[Path]:
+    """An empty git repository (branch main, no commits)."""
+    path = tmp_path / "repo"
+    path.mkdir()
+    git(path, "init", "-q", "-b", "main")
+    yield path
+
+
+@pytest.fixture
+def handrail():  # type: ignore[no-untyped-def]
+    return run_handrail

@@ -1,0 +1,26 @@
+"""Helpers the tests import: git and handrail run as real processes."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+BIN = Path(sys.executable).parent
+HANDRAIL = shutil.which("handrail", path=str(BIN)) or shutil.which("handrail")
+
+
+def git(cwd: Path | str, *args: str, check: bool = True, env: dict[str, str] | None = None,
+        input: str | None = None) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(["git", *args], cwd=cwd, check=check, text=True, capture_output=True,
+                          env={**os.environ, **(env or {})}, input=input)
+
+
+def run_handrail(*args: str, cwd: Path | str | None = None, input: str | None = None,
+                 env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+    """Run the installed `handrail` console script, as a harness or a person would."""
+    assert HANDRAIL, "the handrail console script is not installed in this environment"
+    return subprocess.run([HANDRAIL, *args], cwd=cwd, input=input, text=True, capture_output=True,
+                          env={**os.environ, **(env or {})})
