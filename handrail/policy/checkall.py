@@ -50,9 +50,13 @@ def check_all(project: str, protocol: str | None = None) -> dict:
             result["errors"].append(f"{os.path.join(taskmod.TASKS_DIR, name)}: {err}")
             continue
         try:
-            taskmod.load_task(project, name)
+            t = taskmod.load_task(project, name)
         except HandrailError as e:
             result["errors"].append(str(e))
+        else:
+            from handrail.policy.validate import schema_errors
+
+            result["errors"] += schema_errors(t.data, "task", shown)
         cpath = contracts.contract_path(directory)
         if os.path.exists(cpath):
             _check_file(cpath, os.path.join(taskmod.TASKS_DIR, name, contracts.CONTRACT_FILE), contracts.check, result)

@@ -30,6 +30,8 @@ def resolve_file(project: str, file: str) -> list[str] | None:
     judged, so neither a link nor a `..` can carry an edit past a rule."""
     if "\0" in file:
         raise HandrailError("the file path contains a NUL byte", reason="bad_arguments")
+    if not file.strip():
+        raise HandrailError("--file needs a path", reason="bad_arguments")
     literal_root = os.path.abspath(project)
     real_root = os.path.realpath(project)
     joined = file if os.path.isabs(file) else os.path.join(literal_root, file)
@@ -62,6 +64,12 @@ def can_edit(project: str, *, task: str | None = None, file: str | None = None) 
     if not candidates:
         return {"allowed": False, "reason": "no_edit_tasks", "tasks": [t.summary() for t in known]}
     primary = candidates[0]
+    # Every edit task's contract is read, with or without a file: a broken one is an
+    # invalid policy (exit 2), never a silent yes.
+    scopes = []
+    for t in candidates:
+        contract = contracts.load(t.dir, os.path.join(taskmod.TASKS_DIR, t.slug, contracts.CONTRACT_FILE))
+        scopes.append((t, contract.scope() if contract else None))
     if file is None:
         return {
             "allowed": True,
@@ -78,9 +86,7 @@ def can_edit(project: str, *, task: str | None = None, file: str | None = None) 
     if refusal is not None:
         return _refused(refusal, primary, shown)
     first_refusal: tuple[Refusal, taskmod.Task] | None = None
-    for t in candidates:
-        contract = contracts.load(t.dir, os.path.join(taskmod.TASKS_DIR, t.slug, contracts.CONTRACT_FILE))
-        scope = contract.scope() if contract else None
+    for t, scope in scopes:
         refusal = _first_refusal(rels, lambda rel: contract_refusal(rel, scope))
         if refusal is None:
             return {

@@ -6,7 +6,7 @@ import os
 import re
 
 from handrail.errors import HandrailError, PolicyError
-from handrail.fsio import atomic_write, dump_json, read_json_object, utc_now
+from handrail.fsio import atomic_write, dump_json, parse_json, read_text, utc_now
 
 PHASES = ("plan", "implement", "doc_review", "review", "done")
 EDIT_PHASES = ("implement", "doc_review")
@@ -80,6 +80,12 @@ def _validate(data: dict, slug: str, display: str) -> None:
         raise PolicyError(f"{display}: phase: '{phase}' is not one of {', '.join(PHASES)}")
     if data.get("slug", slug) != slug:
         raise PolicyError(f"{display}: slug: '{data.get('slug')}' does not match its folder '{slug}'")
+    history = data.get("history", [])
+    if not isinstance(history, list) or not all(isinstance(h, dict) for h in history):
+        raise PolicyError(f"{display}: history: expected a list of phase changes")
+    for key in ("title", "created_at", "updated_at"):
+        if key in data and not isinstance(data[key], str):
+            raise PolicyError(f"{display}: {key}: expected a string")
 
 
 def load_task(project: str, slug: str) -> Task:
@@ -90,7 +96,9 @@ def load_task(project: str, slug: str) -> Task:
     if not os.path.isfile(path):
         raise HandrailError(f"no task '{slug}' (no {display}); create it with `handrail task new {slug}`",
                             reason="task_not_found")
-    data = read_json_object(path)
+    data = parse_json(read_text(path), display)
+    if not isinstance(data, dict):
+        raise PolicyError(f"{display}: expected a JSON object at the top level, found {type(data).__name__}")
     _validate(data, slug, display)
     return Task(slug, data, directory, display)
 
@@ -102,7 +110,16 @@ def load_all(project: str) -> list[Task]:
         names = sorted(os.listdir(root))
     except (FileNotFoundError, NotADirectoryError):
         return []
-    return [load_task(project, n) for n in names if os.path.isfile(os.path.join(root, n, TASK_FILE))]
+    found = []
+    for n in names:
+        if not os.path.isfile(os.path.join(root, n, TASK_FILE)):
+            continue
+        err = slug_error(n)
+        if err:
+            # A folder nobody could have made with `task new`: the policy is broken, not the call.
+            raise PolicyError(f"{os.path.join(TASKS_DIR, n)}: {err}")
+        found.append(load_task(project, n))
+    return found
 
 
 def edit_tasks(tasks: list[Task]) -> list[Task]:

@@ -13,6 +13,8 @@ import os
 from handrail import __version__
 
 _SCHEMA_DIR = os.path.join(os.path.dirname(__file__), "schemas")
+# Cache kinds -> the schema file that judges them.
+SCHEMA_OF = {"protocol": "autonomy-protocol", "contract": "harness-contract"}
 
 
 def cache_dir() -> str:
@@ -21,11 +23,20 @@ def cache_dir() -> str:
 
 
 def _digest(kind: str, text: str) -> str:
+    """Keyed by handrail's version, the schema's content and the file's content, so a
+    changed schema (an editable install, a local patch) never trusts an old verdict."""
     try:
         from _blake2 import blake2b  # a builtin module: hashlib's import costs milliseconds
     except ImportError:  # pragma: no cover - other interpreters
         from hashlib import blake2b
-    return blake2b(f"{__version__}\0{kind}\0{text}".encode(), digest_size=20).hexdigest()
+    h = blake2b(f"{__version__}\0{kind}\0".encode(), digest_size=20)
+    try:
+        with open(os.path.join(_SCHEMA_DIR, f"{SCHEMA_OF.get(kind, kind)}.schema.json"), "rb") as f:
+            h.update(f.read())
+    except OSError:
+        pass
+    h.update(b"\0" + text.encode())
+    return h.hexdigest()
 
 
 def known_valid(kind: str, text: str) -> bool:
@@ -57,32 +68,59 @@ def json_path(parts: object) -> str:
 
 def schema_errors(data: object, schema_name: str, path: str) -> list[str]:
     """One line per problem: `FILE: JSON.PATH: what is wrong (did you mean …)`."""
-    import difflib
-
     import jsonschema
 
     schema = load_schema(schema_name)
     validator = jsonschema.Draft202012Validator(schema)
     lines: list[str] = []
     for err in sorted(validator.iter_errors(data), key=lambda e: [str(p) for p in e.absolute_path]):
-        where = list(err.absolute_path)
-        if err.validator == "additionalProperties" and isinstance(err.instance, dict):
-            known = list(err.schema.get("properties", {}))
-            for key in err.instance:
-                if key in known:
-                    continue
-                near = difflib.get_close_matches(key, known, n=1, cutoff=0.6)
-                hint = f" (did you mean '{near[0]}'?)" if near else f" (valid keys: {', '.join(known)})"
-                lines.append(f"{path}: {json_path(where + [key])}: unknown key{hint}")
-            continue
-        if err.validator == "enum" and isinstance(err.instance, str):
-            options = [str(o) for o in err.validator_value]
-            near = difflib.get_close_matches(err.instance, options, n=1, cutoff=0.6)
-            hint = f" (did you mean '{near[0]}'?)" if near else ""
-            lines.append(f"{path}: {json_path(where)}: '{err.instance}' is not one of {', '.join(options)}{hint}")
-            continue
-        if err.validator == "propertyNames":
-            lines.append(f"{path}: {json_path(where)}: key {err.instance!r} is not allowed: {err.message}")
-            continue
-        lines.append(f"{path}: {json_path(where)}: {err.message}")
+        _describe(err, path, lines)
     return lines
+
+
+def _branch_errors(err) -> list | None:  # type: ignore[no-untyped-def]
+    """For a `oneOf`/`anyOf` failure, the errors of the one branch whose type fits the value.
+
+    `{"command": "x", "timeot": 1}` fails both the string and the object branch; only
+    the object branch says what to fix (the unknown key), so that is what is reported.
+    """
+    if err.validator not in ("oneOf", "anyOf") or not err.context:
+        return None
+    branches: dict[object, list] = {}
+    for sub in err.context:
+        branches.setdefault(sub.relative_schema_path[0], []).append(sub)
+    fitting = [
+        subs for subs in branches.values()
+        if not any(s.validator == "type" and list(s.absolute_path) == list(err.absolute_path) for s in subs)
+    ]
+    return fitting[0] if len(fitting) == 1 else None
+
+
+def _describe(err, path: str, lines: list[str]) -> None:  # type: ignore[no-untyped-def]
+    import difflib
+
+    where = list(err.absolute_path)
+    branch = _branch_errors(err)
+    if branch is not None:
+        for sub in branch:
+            _describe(sub, path, lines)
+        return
+    if err.validator == "additionalProperties" and isinstance(err.instance, dict):
+        known = list(err.schema.get("properties", {}))
+        for key in err.instance:
+            if key in known:
+                continue
+            near = difflib.get_close_matches(key, known, n=1, cutoff=0.6)
+            hint = f" (did you mean '{near[0]}'?)" if near else f" (valid keys: {', '.join(known)})"
+            lines.append(f"{path}: {json_path(where + [key])}: unknown key{hint}")
+        return
+    if err.validator == "enum" and isinstance(err.instance, str):
+        options = [str(o) for o in err.validator_value]
+        near = difflib.get_close_matches(err.instance, options, n=1, cutoff=0.6)
+        hint = f" (did you mean '{near[0]}'?)" if near else ""
+        lines.append(f"{path}: {json_path(where)}: '{err.instance}' is not one of {', '.join(options)}{hint}")
+        return
+    if err.validator == "propertyNames":
+        lines.append(f"{path}: {json_path(where)}: key {err.instance!r} is not allowed: {err.message}")
+        return
+    lines.append(f"{path}: {json_path(where)}: {err.message}")
