@@ -1,0 +1,223 @@
+"""`handrail classify`: which tier is a shell command in?
+
+    handrail classify [--json] [--tool NAME] [--project P] [--protocol PATH] COMMAND
+    handrail classify --batch FILE|- [--tool NAME] [--project P] [--protocol PATH]
+
+Exit 0 when it may run without a human (tier 1 or 2), 1 when it needs a human
+(tier 3) or is unlisted, 2 on error. With --json the last line of stdout is one JSON
+object: command, tier (1/2/3 or null), decision (allow/notify/ask/unlisted), reasons
+(each names the part of the command, the pattern or the rule, and its source).
+--batch reads JSON Lines (`{"command": "..."}` a line) and writes one answer a line,
+in order; its exit code is the worst of its answers (2 when a line was bad).
+With --project, tier-2 and tier-3 answers are recorded in the event log.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+
+from handrail.errors import EXIT_DENIED, EXIT_ERROR, EXIT_OK, HandrailError
+
+USAGE = ("usage: handrail classify [--json] [--tool NAME] [--project P] [--protocol PATH] COMMAND\n"
+         "       handrail classify --batch FILE|- [--tool NAME] [--project P] [--protocol PATH]")
+OPTIONS = {"--json": False, "--tool": True, "--project": True, "--protocol": True, "--batch": True}
+PROJECT_MARKERS = (".handrail", ".git")
+
+
+def main(argv: list[str]) -> int:
+    as_json = "--json" in argv
+    try:
+        from handrail.hooks.argv import parse
+
+        opts, args = parse(argv, OPTIONS, max_positionals=1 << 16)
+        batch = opts.get("--batch")
+        if batch is None and not args:
+            raise HandrailError("a COMMAND to classify is missing", reason="bad_arguments")
+        if batch is not None and args:
+            raise HandrailError(f"unexpected argument '{args[0]}' with --batch", reason="bad_arguments")
+        given = opts.get("--project")
+        cwd = os.getcwd()
+        project = os.path.abspath(str(given)) if given is not None else find_project(cwd)
+        from handrail.policy import commands
+        from handrail.policy import protocol as protocols
+        from handrail.policy.cmdrules import home_dir
+
+        proto = protocols.load(project, opts.get("--protocol"))  # type: ignore[arg-type]
+        eng = commands.engine(proto, opts.get("--tool"))  # type: ignore[arg-type]
+        home = home_dir()
+        if batch is not None:
+            try:
+                return run_batch(str(batch), eng, cwd=cwd, project=project, home=home)
+            except BrokenPipeError:
+                os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+                return EXIT_ERROR
+        answer = commands.classify(" ".join(args), eng, cwd=cwd, project=project, home=home)
+        out = json.dumps(answer, ensure_ascii=False) if as_json else _text(answer)
+    except HandrailError as e:
+        return _error(e.reason, str(e), as_json)
+    except Exception as e:  # noqa: BLE001 - a pre-tool check must never crash open
+        return _error("internal_error", f"{type(e).__name__}: {e}", as_json)
+    if given is not None and answer["tier"] in (2, 3):
+        _record(project, answer, opts.get("--tool"))  # type: ignore[arg-type]  # best effort: never changes the answer
+    _emit(out)
+    return EXIT_OK if answer["tier"] in (1, 2) else EXIT_DENIED
+
+
+def _emit(text: str) -> None:
+    """Print; a reader that went away early (`| head`) is no error, and the exit code still answers."""
+    try:
+        print(text)
+        sys.stdout.flush()
+    except BrokenPipeError:
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+
+
+def find_project(cwd: str) -> str:
+    """The nearest folder up from `cwd` that holds `.handrail` or `.git`; `cwd` when none does."""
+    path = cwd
+    while True:
+        if any(os.path.exists(os.path.join(path, m)) for m in PROJECT_MARKERS):
+            return path
+        parent = os.path.dirname(path)
+        if parent == path:
+            return cwd
+        path = parent
+
+
+def run_batch(source: str, eng: object, *, cwd: str, project: str, home: str) -> int:
+    """Answer every line of a JSON Lines file, in order; the exit code is the worst answer's."""
+    if source == "-":
+        lines = sys.stdin.readlines()
+    else:
+        try:
+            with open(source, encoding="utf-8") as f:
+                lines = f.readlines()
+        except OSError as e:
+            raise HandrailError(f"{source}: cannot read: {e.strerror}", reason="bad_arguments") from None
+    where = source if source != "-" else "stdin"
+    args = (eng, cwd, project, home, where)
+    workers = min(os.cpu_count() or 1, 4)
+    if len(lines) < PARALLEL_FROM or workers < 2 or not hasattr(os, "fork"):
+        return _answer_lines(lines, 0, sys.stdout, *args)
+    return _parallel(lines, workers, args)
+
+
+PARALLEL_FROM = 4000
+
+
+def _parallel(lines: list[str], workers: int, args: tuple) -> int:
+    """Split a large batch over the processors: each child answers one slice into a temporary file,
+    the parent answers the first and then prints the slices in order."""
+    import tempfile
+
+    size = -(-len(lines) // workers)
+    children: list[tuple[int, str]] = []
+    for k in range(1, workers):
+        start = k * size
+        if start >= len(lines):
+            break
+        fd, path = tempfile.mkstemp(prefix="handrail-batch-")
+        sys.stdout.flush()
+        pid = os.fork()
+        if pid == 0:  # the child: never returns
+            code = EXIT_ERROR
+            try:
+                with os.fdopen(fd, "w", encoding="utf-8") as out:
+                    code = _answer_lines(lines[start : start + size], start, out, *args)
+            finally:
+                os._exit(code)
+        os.close(fd)
+        children.append((pid, path))
+    worst = _answer_lines(lines[:size], 0, sys.stdout, *args)
+    try:
+        for pid, path in children:
+            _, status = os.waitpid(pid, 0)
+            code = os.waitstatus_to_exitcode(status)
+            if code not in (EXIT_OK, EXIT_DENIED, EXIT_ERROR):
+                raise HandrailError(f"a batch worker failed (exit {code})", reason="internal_error")
+            sys.stdout.flush()
+            with open(path, encoding="utf-8") as f:
+                sys.stdout.write(f.read())
+            worst = max(worst, code)
+    finally:
+        for _, path in children:
+            try:
+                os.unlink(path)
+            except OSError:
+                pass
+    return worst
+
+
+def _answer_lines(lines: list[str], offset: int, out: object, eng: object, cwd: str, project: str, home: str,
+                  where: str) -> int:
+    from handrail.policy import commands
+
+    worst = EXIT_OK
+    dumps = json.JSONEncoder(ensure_ascii=False, check_circular=False).encode
+    loads = json.loads
+    classify = commands.classify
+    buf: list[str] = []
+    # Transcripts repeat themselves (`git status`, `npm test`): each distinct command is answered once.
+    seen: dict[str, tuple[str, bool]] = {}
+    for n, line in enumerate(lines, offset + 1):
+        if not line.strip():
+            continue
+        try:
+            item = loads(line)
+            command = item.get("command") if isinstance(item, dict) else None
+            if not isinstance(command, str):
+                raise ValueError('expected an object with a string "command"')
+            done = seen.get(command)
+            if done is None:
+                answer = classify(command, eng, cwd=cwd, project=project, home=home)  # type: ignore[arg-type]
+                done = (dumps(answer), answer["tier"] in (1, 2))
+                if len(seen) < 100_000:
+                    seen[command] = done
+        except ValueError as e:
+            done = (dumps({"command": None, "tier": None, "decision": "error", "reasons": [],
+                           "error": f"{where}: line {n}: {e}"}), False)
+            worst = EXIT_ERROR
+        if not done[1] and worst == EXIT_OK:
+            worst = EXIT_DENIED
+        buf.append(done[0])
+        if len(buf) >= 512:
+            out.write("\n".join(buf) + "\n")  # type: ignore[attr-defined]
+            buf = []
+    if buf:
+        out.write("\n".join(buf) + "\n")  # type: ignore[attr-defined]
+    return worst
+
+
+def _text(answer: dict) -> str:
+    from handrail.policy.commands import describe, summary
+
+    lines = [f"tier {answer['tier'] or '-'} ({answer['decision']}): {summary(answer)}"]
+    for r in answer["reasons"][1:]:
+        lines.append(f"  tier {r.get('tier') or '-'}: {describe(r)}")
+    if answer["tier"] == 3:
+        lines.append("  a human must run it, or approve it where the harness asks")
+    elif answer["tier"] is None:
+        lines.append("  no tier lists it: the harness's own default applies (in guarded mode, it asks)")
+    return "\n".join(lines)
+
+
+def _record(project: str, answer: dict, tool: str | None) -> None:
+    from handrail.policy.commands import summary
+    from handrail.records.events import record
+
+    event = "command_blocked" if answer["tier"] == 3 else "command_notified"
+    payload = {"command": answer["command"], "tier": answer["tier"], "decision": answer["decision"],
+               "reasons": answer["reasons"], "tool": tool}
+    record(project, event, topic="classify", message=summary(answer), payload=payload)
+
+
+def _error(reason: str, message: str, as_json: bool) -> int:
+    print(f"handrail classify: error: {message}", file=sys.stderr)
+    if reason == "bad_arguments":
+        print(USAGE, file=sys.stderr)
+    if as_json:
+        print(json.dumps({"command": None, "tier": None, "decision": "error", "reasons": [], "reason": reason,
+                          "error": message}))
+    return EXIT_ERROR

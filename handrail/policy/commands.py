@@ -1,0 +1,290 @@
+"""Simple commands + the protocol's patterns + the shipped rules -> tier, decision, reasons.
+
+Each part of a command is classified on its own: a tier-3 pattern or a tier-3 rule
+finding puts it in tier 3; otherwise the most specific tier-1 or tier-2 pattern that
+matches decides (ties go to the stricter tier); shell builtins that only change the
+shell's own state are tier 1; anything else is unlisted. The strictest part decides
+the whole command: tier 3, then unlisted, then tier 2, then tier 1.
+"""
+
+from __future__ import annotations
+
+from handrail.policy import cmdmatch, cmdrules, unwrap
+from handrail.policy.protocol import TIER1, TIER2, TIER3, TIER_NUMBER
+from handrail.policy.shell import ShellSyntaxError
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from handrail.policy.protocol import Pattern, Protocol
+
+DECISIONS = {1: "allow", 2: "notify", 3: "ask", None: "unlisted"}
+# Builtins that change nothing but the shell's own state, and printing.
+NEUTRAL = frozenset({"cd", "pushd", "popd", "dirs", "export", "set", "unset", "local", "declare", "typeset",
+                     "readonly", "shift", ":", "true", "false", "test", "[", "[[", "exit", "return", "break",
+                     "continue", "wait", "read", "shopt", "let", "type", "hash", "umask", "jobs", "alias", "unalias",
+                     "trap", "getopts", "echo", "printf", "setopt", "unsetopt", "emulate", "ulimit", "times"})
+_RANK = {3: 0, None: 1, 2: 2, 1: 3}
+MEMO_SIZE = 50_000
+DYNAMIC_RULES = frozenset({"dynamic", "download-to-shell"})
+
+
+class Engine:
+    """A protocol's patterns for one tool, compiled on first use, program by program."""
+
+    __slots__ = ("proto", "index", "lazy", "source", "memo", "rules")
+
+    def __init__(self, proto: Protocol, patterns: list[tuple[Pattern, str]]) -> None:
+        self.proto = proto
+        self.memo: dict[str, tuple] = {}
+        self.rules: dict[str, bool] = {}
+        self.source = proto.source
+        self.index = cmdmatch.Index()
+        self.lazy: dict[str, list[tuple[Pattern, str]]] = {}
+        lazy = self.lazy
+        prog_name = unwrap.prog_name
+        for pattern, tier in patterns:
+            text = pattern.text
+            first = text.partition(" ")[0]
+            if "|" in text or not first or "*" in first or "?" in first or "[" in first:
+                self._compile(pattern, tier)
+            else:
+                lazy.setdefault(prog_name(first), []).append((pattern, tier))
+
+    def _compile(self, pattern: Pattern, tier: str) -> None:
+        try:
+            c = cmdmatch.compile_pattern(pattern.text, tier, pattern, tier == TIER3)
+        except ValueError as e:
+            from handrail.errors import PolicyError
+
+            raise PolicyError(f"{pattern.source}: tiers.{pattern.tier}.{pattern.key}: pattern '{pattern.text}': {e}")
+        self.index.add(c)
+
+    def candidates(self, toks: list[str], wild: list[bool]) -> list[cmdmatch.Compiled]:
+        pending = self.lazy.pop(toks[0], None)
+        if pending:
+            for pattern, tier in pending:
+                self._compile(pattern, tier)
+        return self.index.candidates(toks, wild)
+
+    def enabled(self, rule: str) -> bool:
+        on = self.rules.get(rule)
+        if on is None:
+            on = self.rules[rule] = rule in cmdrules.ALWAYS_ON or self.proto.rule_enabled(rule)
+        return on
+
+
+_ENGINES: dict[tuple[int, str | None], Engine] = {}
+
+
+def engine(proto: Protocol, tool: str | None = None) -> Engine:
+    """The compiled view of a protocol (for one tool: its allow set, tier 3 always kept)."""
+    key = (id(proto.data), tool)
+    eng = _ENGINES.get(key)
+    if eng is None:
+        eng = Engine(proto, _tool_patterns(proto, tool))
+        _ENGINES[key] = eng
+    return eng
+
+
+def _tool_patterns(proto: Protocol, tool: str | None) -> list[tuple[Pattern, str]]:
+    from handrail.policy import protocol as protocols
+
+    if tool is None:
+        return [(p, p.tier) for p in protocols.patterns(proto)]
+    if tool not in proto.data.get("tools", {}):
+        from handrail.errors import HandrailError
+
+        known = ", ".join(protocols.tool_names(proto)) or "none"
+        raise HandrailError(f"{proto.source}: tools.{tool}: no such tool (tools: {known})", reason="bad_arguments")
+    policy = protocols.resolve_tool(proto, tool)
+    out = [(p, TIER3) for p in policy.ask + policy.deny]
+    out += [(p, p.tier if p.tier in (TIER1, TIER2) else TIER1) for p in policy.allow]
+    return out
+
+
+class _Verdict:
+    __slots__ = ("part", "tier", "reasons", "hit", "toks", "wild", "shown")
+
+    def __init__(self, part: unwrap.Part) -> None:
+        self.part = part
+        self.shown = ""  # the pipeline a pipeline pattern matched
+        self.tier: int | None = None
+        self.reasons: list[dict] = []
+        self.hit: cmdmatch.Compiled | None = None
+        self.toks: list[str] = []
+        self.wild: list[bool] = []
+
+
+def classify(text: str, eng: Engine, *, cwd: str, project: str, home: str) -> dict:
+    """The answer for one command: command, tier, decision, reasons (strictest first), message."""
+    try:
+        parts = unwrap.split(text, cwd, home)
+    except ShellSyntaxError as e:
+        reason = {"part": text.strip()[:200], "tier": 3, "reason": "unparseable", "rule": "unparseable",
+                  "source": cmdrules.SOURCE, "why": f"cannot be parsed: {e}"}
+        return _answer(text, 3, [reason])
+    ctx = cmdrules.Ctx(project, home, eng.enabled)
+    verdicts = [_Verdict(p) for p in parts]
+    for v in verdicts:
+        _match_part(v, eng)
+    if eng.index.pipelines and len(verdicts) > 1:
+        _match_pipelines(verdicts, eng)
+    for v in verdicts:
+        _decide(v, eng, ctx)
+    if not verdicts:
+        return _answer(text, 1, [])
+    tiers = [v.tier for v in verdicts]
+    tier: int | None
+    if 3 in tiers:
+        tier = 3
+    elif None in tiers:
+        tier = None
+    else:
+        tier = max(t for t in tiers if t is not None)
+    if len(verdicts) == 1:
+        return _answer(text, tier, verdicts[0].reasons)
+    ordered = sorted(verdicts, key=lambda v: _RANK[v.tier])
+    reasons: list[dict] = []
+    seen: set[tuple] = set()
+    for v in ordered:
+        for r in v.reasons:
+            key = (r.get("part"), r.get("pattern"), r.get("rule"), r.get("why"))
+            if key not in seen:
+                seen.add(key)
+                reasons.append(r)
+    return _answer(text, tier, reasons)
+
+
+def _answer(text: str, tier: int | None, reasons: list[dict]) -> dict:
+    return {"command": text, "tier": tier, "decision": DECISIONS[tier], "reasons": reasons}
+
+
+def _match_part(v: _Verdict, eng: Engine) -> None:
+    part = v.part
+    if not part.words or not part.name:
+        return
+    # The same simple command recurs within and across commands: its match is a function of its words.
+    words = part.words
+    key = "\x1f".join([part.name, *[("\x1e" + w.text if w.wild else w.text) for w in words[1:]]])
+    if part.extra:
+        key += "\x1d"
+    hit = eng.memo.get(key)
+    if hit is not None:
+        v.toks, v.wild, v.hit = hit
+        return
+    v.toks, v.wild = cmdmatch.command_tokens(words, part.extra)
+    v.toks[0] = part.name
+    any_wild = True in v.wild
+    best: cmdmatch.Compiled | None = None
+    match_one = cmdmatch.match_one
+    for c in eng.candidates(v.toks, v.wild):
+        if not match_one(c, v.toks, v.wild, any_wild):
+            continue
+        if c.deny:
+            best = c
+            break
+        if best is None or (c.spec, TIER_NUMBER[c.tier]) > (best.spec, TIER_NUMBER[best.tier]):
+            best = c
+    v.hit = best
+    if len(eng.memo) < MEMO_SIZE:
+        eng.memo[key] = (v.toks, v.wild, best)
+
+
+def _match_pipelines(verdicts: list[_Verdict], eng: Engine) -> None:
+    pipes: dict[int, dict[int, _Verdict]] = {}
+    for v in verdicts:
+        if v.part.lead and v.toks:
+            pipes.setdefault(v.part.pipe, {}).setdefault(v.part.index, v)
+    for elems in pipes.values():
+        if len(elems) < 2:
+            continue
+        seq = [elems.get(i) for i in range(max(elems) + 1)]
+        for c in eng.index.pipelines:
+            m = len(c.segs)
+            for start in range(len(seq) - m + 1):
+                window = seq[start : start + m]
+                if any(w is None for w in window):
+                    continue
+                if all(cmdmatch.match(seg, w.toks, w.wild, c.deny) for seg, w in zip(c.segs, window)):  # type: ignore[union-attr]
+                    shown = " | ".join(w.part.text for w in window)  # type: ignore[union-attr]
+                    for w in window:
+                        assert w is not None
+                        if (c.deny or w.hit is None) and (w.hit is None or not w.hit.deny):
+                            w.hit = c
+                            w.shown = shown
+
+
+def _pattern_reason(part: unwrap.Part, c: cmdmatch.Compiled, shown: str = "") -> dict:
+    p = c.pattern
+    r = {"part": shown or part.text, "tier": TIER_NUMBER[c.tier], "reason": "pattern", "pattern": p.text,  # type: ignore[attr-defined]
+         "source": p.source, "key": f"tiers.{p.tier}.{p.key}" if p.key in (  # type: ignore[attr-defined]
+             "shell_patterns", "aioson_commands", "handrail_commands") else f"tools.*.{p.key}"}  # type: ignore[attr-defined]
+    if part.via:
+        r["via"] = list(part.via)
+    return r
+
+
+def _rule_reason(part: unwrap.Part, tier: int, rule: str, why: str) -> dict:
+    r = {"part": part.text, "tier": tier, "reason": "dynamic" if rule in DYNAMIC_RULES else rule
+         if rule == "unparseable" else "rule", "rule": rule, "source": cmdrules.SOURCE, "why": why}
+    if part.via:
+        r["via"] = list(part.via)
+    return r
+
+
+def _neutral(part: unwrap.Part) -> bool:
+    return part.func or not part.words or part.name in NEUTRAL
+
+
+def _decide(v: _Verdict, eng: Engine, ctx: cmdrules.Ctx) -> None:
+    part = v.part
+    found = cmdrules.findings(part, v.toks, ctx)
+    hit = v.hit
+    f3 = [f for f in found if f[0] == 3]
+    if (hit is not None and hit.deny) or f3:
+        v.tier = 3
+        if hit is not None and hit.deny:
+            v.reasons.append(_pattern_reason(part, hit, v.shown))
+        v.reasons += [_rule_reason(part, 3, rule, why) for _, rule, why in f3]
+        return
+    f2 = [f for f in found if f[0] == 2]
+    if hit is not None:
+        v.tier = max(TIER_NUMBER[hit.tier], 2 if f2 else 1)
+        if v.tier == TIER_NUMBER[hit.tier]:
+            v.reasons.append(_pattern_reason(part, hit, v.shown))
+    elif _neutral(part):
+        v.tier = 2 if f2 else 1
+        if not f2:
+            r = {"part": part.text, "tier": 1, "reason": "builtin", "source": cmdrules.SOURCE,
+                 "why": "a shell builtin that changes nothing outside the shell"}
+            v.reasons.append(r)
+    else:
+        v.tier = None
+        r = {"part": part.text, "tier": None, "reason": "unlisted", "source": eng.source,
+             "why": f"no pattern of {eng.source} matches it"}
+        if part.via:
+            r["via"] = list(part.via)
+        v.reasons.append(r)
+        return
+    if v.tier == 2:
+        v.reasons += [_rule_reason(part, 2, rule, why) for _, rule, why in f2]
+
+
+def summary(answer: dict) -> str:
+    """One line a person reads: what was decided, about which part, by which pattern or rule."""
+    tier = answer["tier"]
+    head = {1: "allowed", 2: "allowed, with a notice", 3: "needs a human", None: "unlisted"}[tier]
+    decisive = [r for r in answer["reasons"] if r.get("tier") == tier]
+    if not decisive:
+        return head
+    r = decisive[0]
+    return f"{head}: {describe(r)}"
+
+
+def describe(r: dict) -> str:
+    via = f" (via {', '.join(r['via'])})" if r.get("via") else ""
+    if r.get("reason") == "pattern":
+        return f"'{r['part']}'{via} matches '{r['pattern']}' in {r['key']} of {r['source']}"
+    if r.get("rule"):
+        return f"'{r['part']}'{via}: rule {r['rule']}: {r['why']}"
+    return f"'{r['part']}'{via}: {r['why']}"
