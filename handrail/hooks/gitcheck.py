@@ -1,0 +1,139 @@
+"""What both git hooks share: reading the policy in force, checking one set of
+changes against it, and saying no in a way a person can act on."""
+
+from __future__ import annotations
+
+import os
+import sys
+from collections.abc import Callable, Mapping
+
+import pygit2
+
+from handrail import repo as git
+from handrail.errors import EXIT_DENIED, HandrailError
+from handrail.policy import agents, gitrules
+from handrail.policy import contract as contracts
+from handrail.policy import gates as gatemod
+from handrail.policy import protocol as protocols
+from handrail.policy import tasks as taskmod
+from handrail.policy.globs import PatternSet
+
+
+def load_policy(project: str, env: Mapping[str, str]) -> gitrules.GitPolicy:
+    """The tasks, contracts, gates and protocol of `project`, as the git rules need them.
+
+    A broken policy file raises PolicyError: the hook refuses rather than guesses.
+    """
+    proto = protocols.load(project)
+    required_for = proto.data.get("git", {}).get("edit_task_required_for", gitrules.EVERYONE)
+    every = taskmod.load_all(project)
+    edit = []
+    for task in taskmod.edit_tasks(every):
+        shown = os.path.join(taskmod.TASKS_DIR, task.slug, contracts.CONTRACT_FILE)
+        c = contracts.load(task.dir, shown)
+        approved = gatemod.approved_themes(task.dir)
+        if c is None:
+            edit.append(gitrules.TaskRules(task.slug, None, None, (), approved, {}))
+            continue
+        gates = tuple((theme, PatternSet(list(paths), ignore_case=True))
+                      for theme, paths in c.gate_paths().items() if paths)
+        gov = c.governor()
+        limits = {k: gov[k] for k in ("max_changed_files", "max_diff_lines")}
+        edit.append(gitrules.TaskRules(task.slug, shown, c.scope(shown), gates, approved, limits))
+    return gitrules.GitPolicy(
+        agent=agents.detect(env),
+        edit_task_required_for=required_for,
+        protocol=proto.source if proto.path is None else os.path.relpath(proto.source, project),
+        tasks=tuple(gitrules.TaskState(t.slug, t.phase) for t in every),
+        edit=tuple(edit),
+        protected_branches=tuple(proto.protected_branches),
+    )
+
+
+def check_changes(changes: git.ChangeSet, policy: gitrules.GitPolicy, *, commit: str | None = None,
+                  gates: bool = True) -> list[gitrules.Problem]:
+    """Rules 2 to 5 for one commit's changes (rule 3 only where `gates`)."""
+    problems: list[gitrules.Problem] = []
+    for change in changes.changes:
+        problems += gitrules.path_problems(change, policy, commit)
+    if gates:
+        problems += gitrules.gate_problems(changes.changes, policy)
+    problems += gitrules.governor_problems(len(changes), changes.line_counts, policy, commit)
+    for change in changes.changes:
+        data = changes.content(change)
+        if data:
+            problems += gitrules.secret_problems(change.path, data, commit)
+    return problems
+
+
+def envelope_problems(project: str, policy: gitrules.GitPolicy) -> list[gitrules.Problem]:
+    """The acting agent's autonomy envelope on commits and pushes.
+
+    A person is never bound by an envelope (their commit is how they sign off). For
+    an agent, `needsFullSupervision` or `checkBeforeCommitting` on `git-commit-push`
+    refuses: a git hook cannot ask, so "needs a human" is a no here. A broken
+    envelope raises, and the hook refuses.
+    """
+    if policy.agent is None:
+        return []
+    from handrail.records.envelope_states import decide_for
+
+    decision = decide_for(project, policy.agent.name, "git-commit-push")
+    if decision.verdict == "allow":
+        return []
+    return [gitrules.Problem(
+        rule=decision.reason,
+        what=decision.message,
+        source=f"autonomy envelope of {policy.agent.name}",
+        fix="a human commits or pushes this work (the envelope binds agents only)",
+    )]
+
+
+def say(text: str) -> None:
+    """To stderr, never failing on a path that is not UTF-8 or a terminal that is not either."""
+    stream = sys.stderr
+    try:
+        stream.write(text + "\n")
+    except UnicodeEncodeError:
+        stream.buffer.write((text + "\n").encode("utf-8", "backslashreplace"))
+    stream.flush()
+
+
+def report(project: str, event: str, problems: list[gitrules.Problem], policy: gitrules.GitPolicy,
+           extra: dict | None = None) -> None:
+    """Record a refusal where every later layer reads decisions (best effort)."""
+    from handrail.records.events import record
+
+    agent = policy.agent
+    record(project, event, agent=agent.name if agent else None,
+           task=policy.edit[0].slug if policy.edit else None, topic="git", message=problems[0].what,
+           payload={"problems": [p.as_dict() for p in problems],
+                    "actor": agent.evidence() if agent else "human", **(extra or {})})
+
+
+def guarded(action: str, event: str, body: Callable[[pygit2.Repository, str], int]) -> int:
+    """Run a hook's body on the repository git is working on, failing closed.
+
+    Whatever goes wrong refuses the commit or push with one line, never a traceback,
+    and is recorded like any other refusal once the project is known.
+    """
+    project = None
+    next_step = ""
+    try:
+        repo = git.open_repo(".")
+        project = git.workdir(repo)
+        return body(repo, project)
+    except HandrailError as e:
+        why = str(e)
+        if e.reason == "invalid_policy":
+            next_step = "\n     next: fix it, then check with: handrail policy check"
+    except KeyboardInterrupt:
+        why = "interrupted"
+    except Exception as e:  # noqa: BLE001 - a safety net that breaks must not let anything through
+        why = f"internal error: {type(e).__name__}: {' '.join(str(e).split())}"
+    say(f"handrail: {action} refused: {why}{next_step}")
+    if project is not None:
+        from handrail.records.events import record
+
+        record(project, event, topic="git", message=why, payload={"error": why})
+    return EXIT_DENIED

@@ -1,0 +1,199 @@
+"""Human gates: a task's areas that wait for a person's approval.
+
+A task's gates are the themes its contract's `human_gate.required_for` lists, plus
+`publish`, which every task has: an agent's force push, ref deletion or push to a
+protected branch waits for it. Each decision is one file,
+`.handrail/tasks/<slug>/gates/<theme>.json`: the decision in force, who made it and
+when, the note or reason, and every earlier decision.
+
+Only a person at a terminal decides: `human_absent()` says why not otherwise.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+
+from handrail.errors import HandrailError
+from handrail.fsio import atomic_write, dump_json, read_json_object, utc_now
+from handrail.policy import agents
+from handrail.policy import contract as contracts
+from handrail.policy import tasks as taskmod
+
+GATES_DIR = "gates"
+THEMES = tuple(contracts.GATE_THEMES)
+ALWAYS = ("publish",)
+APPROVED, REJECTED, PENDING = "approved", "rejected", "pending"
+
+
+def gates_dir(task_dir: str) -> str:
+    return os.path.join(task_dir, GATES_DIR)
+
+
+def gate_file(task_dir: str, theme: str) -> str:
+    return os.path.join(gates_dir(task_dir), f"{theme}.json")
+
+
+def read(task_dir: str, theme: str) -> dict | None:
+    """The decision file of one gate, or None when no one has decided."""
+    path = gate_file(task_dir, theme)
+    if not os.path.exists(path):
+        return None
+    return read_json_object(path)
+
+
+def approved_themes(task_dir: str) -> frozenset[str]:
+    """Themes whose decision in force is an approval."""
+    folder = gates_dir(task_dir)
+    try:
+        names = os.listdir(folder)
+    except (FileNotFoundError, NotADirectoryError):
+        return frozenset()
+    out = set()
+    for name in names:
+        theme = name[:-5] if name.endswith(".json") else None
+        if theme in THEMES:
+            data = read(task_dir, theme)
+            if data is not None and data.get("decision") == APPROVED:
+                out.add(theme)
+    return frozenset(out)
+
+
+def task_gates(task: taskmod.Task) -> dict[str, tuple[str, ...]]:
+    """The task's gates (theme -> the paths that trigger it; publish has none)."""
+    c = contracts.load(task.dir, os.path.join(taskmod.TASKS_DIR, task.slug, contracts.CONTRACT_FILE))
+    found = dict(c.gate_paths()) if c is not None else {}
+    for theme in ALWAYS:
+        found.setdefault(theme, contracts.GATE_THEMES[theme])
+    for theme in requested_themes(task.dir):  # the loop asked (policy_change needs no contract entry)
+        found.setdefault(theme, contracts.GATE_THEMES[theme])
+    return found
+
+
+def check_theme(theme: str) -> str:
+    if theme not in THEMES:
+        import difflib
+
+        near = difflib.get_close_matches(theme, THEMES, n=1)
+        hint = f" (did you mean '{near[0]}'?)" if near else ""
+        raise HandrailError(f"unknown gate theme '{theme}'{hint}; themes: {', '.join(THEMES)}", reason="bad_arguments")
+    return theme
+
+
+def check_gate(project: str, slug: str, theme: str) -> taskmod.Task:
+    """The task, when THEME is one of its gates; else HandrailError (exit 2)."""
+    check_theme(theme)
+    task = taskmod.load_task(project, slug)
+    gates = task_gates(task)
+    if theme not in gates:
+        where = os.path.join(taskmod.TASKS_DIR, slug, contracts.CONTRACT_FILE)
+        raise HandrailError(f"task '{slug}' has no '{theme}' gate (its gates: {', '.join(gates)}); "
+                            f"a contract asks for one in human_gate.required_for of {where}", reason="unknown_gate")
+    return task
+
+
+def human_absent(env: Mapping[str, str], stdin_tty: bool, stdout_tty: bool) -> str | None:
+    """Why no human can be deciding here, or None when one can."""
+    agent = agents.detect(env)
+    if agent is not None:
+        return f"the environment shows an agent ({agent.evidence()})"
+    if not stdin_tty or not stdout_tty:
+        which = " and ".join(n for n, tty in (("stdin", stdin_tty), ("stdout", stdout_tty)) if not tty)
+        return f"no interactive terminal ({which} {'is' if ' and ' not in which else 'are'} not a terminal)"
+    return None
+
+
+def decide(project: str, slug: str, theme: str, decision: str, *, by: str, note: str | None = None) -> tuple[dict, bool]:
+    """Record a decision; returns the gate's file content and whether anything changed.
+
+    Deciding what is already in force changes nothing. An unknown task, theme, or a
+    theme that is not one of the task's gates raises HandrailError (exit 2).
+    """
+    assert decision in (APPROVED, REJECTED)
+    task = check_gate(project, slug, theme)
+    current = read(task.dir, theme)
+    if current is not None and current.get("decision") == decision:
+        return current, False
+    entry: dict[str, object] = {"decision": decision, "by": by, "at": utc_now()}
+    if note:
+        entry["note" if decision == APPROVED else "reason"] = note
+    history = list(current.get("history", [])) if current else []
+    history.append(entry)
+    data = {"task": slug, "theme": theme, **entry, "history": history}
+    _ensure_ignored(task.dir)
+    atomic_write(gate_file(task.dir, theme), dump_json(data))
+    return data, True
+
+
+def _ensure_ignored(task_dir: str) -> None:
+    """Gate decisions are local state: the folder ignores itself, as the runtime folder does."""
+    folder = gates_dir(task_dir)
+    os.makedirs(folder, exist_ok=True)
+    ignore = os.path.join(folder, ".gitignore")
+    if not os.path.exists(ignore):
+        atomic_write(ignore, "# handrail gate decisions: local, never committed\n*\n")
+
+
+def list_gates(project: str, slug: str | None = None) -> list[dict]:
+    """Every gate of every task (or of one), with its state."""
+    found = [taskmod.load_task(project, slug)] if slug else taskmod.load_all(project)
+    out = []
+    for task in found:
+        for theme, paths in task_gates(task).items():
+            data = read(task.dir, theme) or {}
+            out.append({
+                "task": task.slug, "theme": theme, "status": data.get("decision", PENDING),
+                "by": data.get("by"), "at": data.get("at"), "note": data.get("note"),
+                "reason": data.get("reason"), "paths": list(paths), "phase": task.phase,
+            })
+    return out
+
+
+# ----------------------------------------------------------------------------- requests (the loop runner)
+#
+# The loop asks a human by writing a request into the gate's file: the decision in
+# force becomes `pending`, so an approval given before the request (for an earlier
+# run) no longer counts, and only a decision recorded after the request settles it.
+
+REQUESTED_BY = "handrail loop"
+
+
+def requested_themes(task_dir: str) -> list[str]:
+    """Themes that have a decision file (some of which the contract may not list)."""
+    try:
+        names = sorted(os.listdir(gates_dir(task_dir)))
+    except (FileNotFoundError, NotADirectoryError):
+        return []
+    return [n[:-5] for n in names if n.endswith(".json") and n[:-5] in THEMES]
+
+
+def request(task_dir: str, slug: str, theme: str, request_id: str, *, paths: list[str], why: str) -> dict:
+    """Put `theme` back to pending for request `request_id`, keeping its history."""
+    current = read(task_dir, theme)
+    entry: dict[str, object] = {"decision": PENDING, "by": REQUESTED_BY, "at": utc_now(), "request": request_id,
+                                "paths": paths, "reason": why}
+    history = list(current.get("history", [])) if current else []
+    history.append(entry)
+    data = {"task": slug, "theme": theme, **entry, "history": history}
+    _ensure_ignored(task_dir)
+    atomic_write(gate_file(task_dir, theme), dump_json(data))
+    return data
+
+
+def request_status(task_dir: str, theme: str, request_id: str) -> str:
+    """`approved` or `rejected` when a human decided after request `request_id`;
+    `pending` while no one has; `missing` when the file no longer carries the request."""
+    data = read(task_dir, theme)
+    if data is None:
+        return "missing"
+    history = data.get("history")
+    if not isinstance(history, list):
+        raise HandrailError(f"{gate_file(task_dir, theme)}: history: expected a list of decisions",
+                            reason="invalid_gate")
+    marks = [i for i, h in enumerate(history) if isinstance(h, dict) and h.get("request") == request_id]
+    if not marks:
+        return "missing"
+    if marks[-1] == len(history) - 1:
+        return PENDING
+    decision = data.get("decision")
+    return decision if decision in (APPROVED, REJECTED) else PENDING

@@ -1,0 +1,415 @@
+"""What git's hooks refuse: pure decisions over data the hooks have already read.
+
+Pre-commit rules, each binding whom the table below says:
+
+1. `edit_task`   no task is in an edit phase (binds everyone, or only agents when the
+                 protocol says `"git": {"edit_task_required_for": "agents"}`);
+2. `path`        a changed path (both sides of a rename or copy) is default-forbidden
+                 or protected (each pattern says whom it binds), forbidden by an edit
+                 task's contract, or outside the `allowed_files` of every edit task
+                 whose contract has them;
+3. `human_gate`  a changed path falls under a gate theme an edit task's contract
+                 requires, and no human approved that gate;
+4. `governor`    the change exceeds `max_changed_files` or `max_diff_lines`;
+5. `secret`      the new content carries a private key or a well-known token.
+
+Pre-push adds `publish`: an agent's force push, ref deletion or push to a protected
+branch needs a human to approve the task's `publish` gate.
+
+Nothing here imports git or click; the hooks hand in paths, counts and bytes.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import re
+import shlex
+from collections.abc import Callable, Iterable, Sequence
+from typing import NamedTuple, Protocol
+
+from handrail.policy import scope
+from handrail.policy.agents import Agent
+from handrail.policy.globs import PatternSet
+from handrail.policy.tasks import EDIT_PHASES
+
+EDIT_TASK, PATH, HUMAN_GATE, GOVERNOR, SECRET, PUBLISH = (
+    "edit_task", "path", "human_gate", "governor", "secret", "publish")
+EVERYONE, AGENTS = scope.EVERYONE, scope.AGENTS
+SECRETS_SOURCE = "handrail built-in secret patterns"
+PROTOCOL_KEY = "git.edit_task_required_for"
+
+# Each rule, whom it binds by default (`path` rules say it per pattern, in scope.py;
+# the protocol may narrow `edit_task` to agents), and what it asks.
+RULES: tuple[tuple[str, str, str], ...] = (
+    (EDIT_TASK, EVERYONE, "a commit that changes files, and a push that carries commits, need a task in an edit phase"),
+    (PATH, "per pattern", "changed paths (both sides of a rename or copy) must pass every path rule"),
+    (HUMAN_GATE, EVERYONE, "a path under a gate theme the contract requires waits for a human's approval"),
+    (GOVERNOR, EVERYONE, "each commit stays within max_changed_files and max_diff_lines"),
+    (SECRET, EVERYONE, "no private key or well-known token in committed content"),
+    (PUBLISH, AGENTS, "a force push, a ref deletion or a push to a protected branch waits for the publish gate"),
+)
+
+
+class ChangeLike(Protocol):
+    """What a rule needs to know of one changed path (repo.Change fits)."""
+
+    @property
+    def status(self) -> str: ...
+    @property
+    def path(self) -> str: ...
+    @property
+    def old_path(self) -> str | None: ...
+
+
+class Problem(NamedTuple):
+    """One reason to refuse: what, which rule from which file, and the way forward."""
+
+    rule: str
+    what: str
+    source: str
+    fix: str
+    path: str | None = None
+    commit: str | None = None
+
+    def render(self, number: int) -> str:
+        return f"  {number}. {self.what}\n     rule: {self.source}\n     next: {self.fix}"
+
+    def as_dict(self) -> dict[str, str | None]:
+        return {"rule": self.rule, "what": self.what, "source": self.source, "fix": self.fix,
+                "path": self.path, "commit": self.commit}
+
+
+class TaskRules(NamedTuple):
+    """One edit task, as the git rules see it (read from its files by the hook)."""
+
+    slug: str
+    contract: str | None                          # the contract's path, for messages
+    scope: scope.ContractScope | None
+    gates: tuple[tuple[str, PatternSet], ...]     # required theme -> its paths
+    approved: frozenset[str]                      # themes a human approved
+    limits: dict[str, int | None]                 # max_changed_files, max_diff_lines
+
+
+class TaskState(NamedTuple):
+    slug: str
+    phase: str
+
+
+class GitPolicy(NamedTuple):
+    agent: Agent | None
+    edit_task_required_for: str                   # EVERYONE or AGENTS
+    protocol: str                                 # where that setting comes from
+    tasks: tuple[TaskState, ...]                  # every task, for rule 1's message
+    edit: tuple[TaskRules, ...]                   # tasks in an edit phase, most recent first
+    protected_branches: tuple[str, ...]
+
+
+def display(path: str) -> str:
+    """A path fit to print: bytes that are not UTF-8 shown as `\\xNN`."""
+    return path.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
+
+
+def quoted(path: str) -> str:
+    return shlex.quote(display(path))
+
+
+def binds(policy: GitPolicy, whom: str) -> bool:
+    return whom == EVERYONE or policy.agent is not None
+
+
+def _who(policy: GitPolicy) -> str:
+    return f"an agent ({policy.agent.evidence()})" if policy.agent else "a human"
+
+
+# --------------------------------------------------------------------------- rule 1
+
+
+def edit_task_problem(policy: GitPolicy, *, pushing: bool = False) -> Problem | None:
+    if policy.edit or not binds(policy, policy.edit_task_required_for):
+        return None
+    phases = ", ".join(EDIT_PHASES)
+    source = (f"edits need a task in an edit phase ({phases}); binds {policy.edit_task_required_for} "
+              f"({PROTOCOL_KEY} in {policy.protocol})")
+    if len(policy.tasks) == 1:
+        t = policy.tasks[0]
+        what = f"task '{t.slug}' is in phase {t.phase}, not an edit phase"
+        fix = f"a human moves it on: handrail task phase {t.slug} implement"
+    elif policy.tasks:
+        what = f"no task is in an edit phase ({', '.join(f'{t.slug}: {t.phase}' for t in policy.tasks)})"
+        fix = "a human moves one on: handrail task phase SLUG implement"
+    else:
+        what = "no task exists, so nothing may be committed" if not pushing else "no task exists"
+        fix = "a human starts one: handrail task new SLUG --phase implement"
+    if pushing:
+        what += " (this is what catches work committed with --no-verify)"
+    return Problem(EDIT_TASK, what, source, fix)
+
+
+# --------------------------------------------------------------------------- rule 2
+
+
+def _builtin_any(agent: bool) -> Callable[[str], object]:
+    """One regex for every built-in pattern binding this audience. Most paths match
+    none, and one search costs far less than thirty: a path it lets through is
+    refused by no built-in rule (the tables hold no negations), and a path it flags
+    goes to `scope.builtin_refusal` for the rule and the reason."""
+    if agent not in _ANY:
+        audience = (EVERYONE, AGENTS) if agent else (EVERYONE,)
+        patterns = [p for table in (scope.DEFAULT_FORBIDDEN, scope.PROTECTED) for p, who, _why in table if who in audience]
+        _ANY[agent] = _union(patterns)
+    return _ANY[agent]
+
+
+def _union(patterns: list[str]) -> Callable[[str], object]:
+    try:
+        from handrail.policy.globs import pattern_regexes
+    except ImportError:  # the matcher changed shape: send every path the slow way
+        return lambda _path: True
+    parts = []
+    for pattern in patterns:
+        rx = pattern_regexes(pattern)
+        if rx is None:
+            continue
+        _negated, names, covers = rx
+        if names is not None:
+            parts.append(f"(?:{names})$")
+        if covers is not None:
+            parts.append(f"(?:{covers})")
+    if not parts:
+        return lambda _path: None
+    return re.compile("|".join(parts), re.IGNORECASE | re.DOTALL).match
+
+
+_ANY: dict[bool, Callable[[str], object]] = {}
+_BINDS = {p: who for table in (scope.DEFAULT_FORBIDDEN, scope.PROTECTED) for p, who, _why in table}
+
+
+def _path_fix(path: str, commit: str | None, added: bool = False) -> str:
+    if commit:
+        return f"take it out of commit {commit[:7]} and push again: git rebase -i {commit[:7]}^"
+    if added:  # `restore --staged` needs a HEAD, and only `rm --cached` unstages a new file
+        return f"unstage it (the file stays on disk): git rm --cached -q -- {quoted(path)}"
+    return f"unstage it: git restore --staged -- {quoted(path)}"
+
+
+def path_problems(change: ChangeLike, policy: GitPolicy, commit: str | None = None) -> list[Problem]:
+    """Rule 2 for both sides of one change; the first rule that refuses a side wins."""
+    out = []
+    sides = (change.path,) if not change.old_path or change.old_path == change.path else (change.path, change.old_path)
+    for path in sides:
+        problem = _one_path(path, change, policy, commit)
+        if problem is not None:
+            out.append(problem)
+    return out
+
+
+def _one_path(path: str, change: ChangeLike, policy: GitPolicy, commit: str | None) -> Problem | None:
+    agent = policy.agent is not None
+    shown = display(path)
+    how = {"D": " (deleted)", "R": " (a side of a rename)", "C": " (a side of a copy)"}.get(change.status, "")
+    added = change.status == "A" or (change.status in ("R", "C") and path == change.path)
+    if _builtin_any(agent)(path):
+        refusal = scope.builtin_refusal(path, agent=agent)
+        # A human deleting a tracked secret is fixing a leak, not making one.
+        human_cleanup = (not agent and change.status == "D" and path == change.path
+                         and refusal is not None and refusal.reason == scope.FORBIDDEN_FILE)
+        if refusal is not None and not human_cleanup:
+            whom = _BINDS.get(refusal.rule, EVERYONE)
+            state = "is forbidden" if refusal.reason == scope.FORBIDDEN_FILE else "is protected"
+            fix = _path_fix(path, commit, added)
+            if whom == AGENTS:
+                fix += " (a human may make this change)"
+            return Problem(PATH, f"{shown}{how} {state}: {refusal.why}",
+                           f"'{refusal.rule}' from {refusal.source}; binds {whom}", fix, path, commit)
+    bounded = [t for t in policy.edit if t.scope is not None and t.scope.allowed]
+    for t in policy.edit:
+        if t.scope is None:
+            continue
+        hit = t.scope.forbidden.match(path)
+        if hit is not None:
+            return Problem(PATH, f"{shown}{how} is forbidden by task '{t.slug}'",
+                           f"forbidden_files '{hit}' from {t.contract}; binds everyone",
+                           _path_fix(path, commit, added), path, commit)
+    if bounded and not any(t.scope is not None and t.scope.allowed.match(path) is not None for t in bounded):
+        sources = "; ".join(f"allowed_files {', '.join(t.scope.allowed.patterns)} from {t.contract}"  # type: ignore[union-attr]
+                            for t in bounded)
+        fix = (_path_fix(path, commit, added) if commit else
+               f"{_path_fix(path, commit, added)}, or a human widens allowed_files in {bounded[0].contract}")
+        return Problem(PATH, f"{shown}{how} is outside the allowed_files of every edit task",
+                       f"{sources}; binds everyone", fix, path, commit)
+    return None
+
+
+# --------------------------------------------------------------------------- rule 3
+
+
+def gate_problems(changes: Iterable[ChangeLike], policy: GitPolicy) -> list[Problem]:
+    """Rule 3: one problem per (task, theme) still waiting for a human, naming the paths."""
+    waiting: dict[tuple[str, str], list[str]] = {}
+    rules: dict[tuple[str, str], tuple[TaskRules, str]] = {}
+    if not any(theme not in t.approved for t in policy.edit for theme, _spec in t.gates):
+        return []
+    for change in changes:
+        for path in dict.fromkeys(p for p in (change.path, change.old_path) if p):
+            for t in policy.edit:
+                for theme, spec in t.gates:
+                    if theme in t.approved:
+                        continue
+                    hit = spec.match(path)
+                    if hit is not None:
+                        waiting.setdefault((t.slug, theme), []).append(path)
+                        rules.setdefault((t.slug, theme), (t, hit))
+    out = []
+    for (slug, theme), paths in waiting.items():
+        t, hit = rules[(slug, theme)]
+        shown = ", ".join(display(p) for p in paths[:5]) + (f" and {len(paths) - 5} more" if len(paths) > 5 else "")
+        out.append(Problem(HUMAN_GATE, f"{shown} needs the human gate '{theme}' of task '{slug}', not approved",
+                           f"human_gate.required_for '{theme}' (path '{hit}') from {t.contract}; binds everyone",
+                           f"a human approves it: handrail gate approve {slug} {theme}", paths[0]))
+    return out
+
+
+# --------------------------------------------------------------------------- rule 4
+
+
+def governor_problems(files: int, lines: Callable[[], tuple[int, int]], policy: GitPolicy,
+                      commit: str | None = None) -> list[Problem]:
+    """Rule 4 against each edit task's limits (so the strictest decides).
+
+    `lines` is called only when some task limits diff lines: counting reads every blob.
+    """
+    out: list[Problem] = []
+    counted: tuple[int, int] | None = None
+    where = "the commit" if commit else "this commit"
+    split = (f"split {where} into smaller commits: git rebase -i {commit[:7]}^" if commit
+             else "commit fewer files at a time: git restore --staged -- PATH…")
+    for t in policy.edit:
+        limit = t.limits.get("max_changed_files")
+        if limit is not None and files > limit:
+            out.append(Problem(GOVERNOR, f"{where} changes {files} files, more than task '{t.slug}' allows ({limit})",
+                               f"governor.max_changed_files from {t.contract}; binds everyone", split, commit=commit))
+        limit = t.limits.get("max_diff_lines")
+        if limit is not None:
+            if counted is None:
+                counted = lines()
+            total = counted[0] + counted[1]
+            if total > limit:
+                out.append(Problem(GOVERNOR, f"{where} changes {total} lines (+{counted[0]} -{counted[1]}), "
+                                             f"more than task '{t.slug}' allows ({limit})",
+                                   f"governor.max_diff_lines from {t.contract}; binds everyone", split, commit=commit))
+    return out
+
+
+# --------------------------------------------------------------------------- rule 5
+
+# A private key's header followed by key material, on a new line or after a literal
+# `\n` (a key flattened into a JSON or .env string). The material is required so that
+# code and docs that merely name the header are not taken for keys.
+_SEP = rb"(?:\r?\n|(?:\\r)?\\n)"
+SECRET_PATTERNS: tuple[tuple[str, bytes], ...] = (
+    ("private key", rb"-----BEGIN[ A-Z0-9]*PRIVATE KEY(?: BLOCK)?-----" + _SEP
+     + rb"(?:[A-Za-z0-9-]+: [^\r\n\\]*" + _SEP + rb")*" + rb"(?:" + _SEP + rb")?[A-Za-z0-9+/=]{16,}"),
+    ("Anthropic API key", rb"sk-ant-[A-Za-z0-9_-]{20,}"),
+    ("OpenAI project key", rb"sk-proj-[A-Za-z0-9_-]{20,}"),
+    ("GitHub token", rb"gh[pousr]_[A-Za-z0-9]{36,}"),
+    ("GitHub fine-grained token", rb"github_pat_[A-Za-z0-9_]{22,}"),
+    ("AWS access key id", rb"(?:AKIA|ASIA)[0-9A-Z]{16}"),
+    ("Slack token", rb"xox[bpa]-[A-Za-z0-9-]{10,}"),
+)
+_SECRETS = re.compile(b"|".join(b"(?P<s%d>(?<![A-Za-z0-9_])%s)" % (i, rx) for i, (_n, rx) in enumerate(SECRET_PATTERNS)))
+
+
+class SecretHit(NamedTuple):
+    kind: str
+    line: int
+    preview: str
+
+
+# Every pattern's fixed start, in one regex: most blobs hold none of them, and this
+# search is far cheaper than the full one with its look-behind at every position.
+_SECRET_HINT = re.compile(rb"PRIVATE KEY|sk-ant-|sk-proj-|gh[pousr]_|github_pat_|AKIA|ASIA|xox[bpa]-")
+
+
+def find_secrets(data: bytes) -> list[SecretHit]:
+    """Every secret in `data`, with its line and a preview that does not reveal it."""
+    if _SECRET_HINT.search(data) is None:
+        return []
+    hits = []
+    for m in _SECRETS.finditer(data):
+        index = int(m.lastgroup[1:])  # type: ignore[index]
+        text = m.group(0).decode("ascii", "replace")
+        # Enough to find it, not enough to use it.
+        preview = text.split("-----")[1][:40] if text.startswith("-----") else text[:8] + "…"
+        hits.append(SecretHit(SECRET_PATTERNS[index][0], data.count(b"\n", 0, m.start()) + 1, preview))
+    return hits
+
+
+def secret_problems(path: str, data: bytes, commit: str | None = None) -> list[Problem]:
+    out = []
+    for hit in find_secrets(data):
+        where = f"{display(path)}:{hit.line}"
+        fix = (f"remove it from the file, then: git add -- {quoted(path)}" if commit is None
+               else f"remove it from commit {commit[:7]} and rotate it: git rebase -i {commit[:7]}^")
+        out.append(Problem(SECRET, f"{where} carries {'an' if hit.kind[0] in 'AEIOU' else 'a'} {hit.kind} ({hit.preview})",
+                           f"{hit.kind} pattern from {SECRETS_SOURCE}; binds everyone", fix, path, commit))
+    return out
+
+
+# --------------------------------------------------------------------------- pre-push rule 3
+
+
+class RefUpdate(NamedTuple):
+    """One line git hands to pre-push, with what the hook worked out about it."""
+
+    local_ref: str
+    local_oid: str | None          # None: the ref is being deleted
+    remote_ref: str
+    remote_oid: str | None         # None: the remote has no such ref yet
+    force: bool                    # the remote's tip is not an ancestor of the new one
+
+
+def branch_name(ref: str) -> str | None:
+    return ref[len("refs/heads/"):] if ref.startswith("refs/heads/") else None
+
+
+def protected(ref: str, branches: Sequence[str]) -> str | None:
+    """The protected-branch entry `ref` falls under, if any (exact names or shell globs)."""
+    name = branch_name(ref)
+    if name is None:
+        return None
+    for b in branches:
+        if fnmatch.fnmatchcase(name, b.removeprefix("refs/heads/")):
+            return b
+    return None
+
+
+def publish_problems(update: RefUpdate, policy: GitPolicy) -> list[Problem]:
+    """An agent's deletion, force push or push to a protected branch, without a human's
+    approval of some edit task's `publish` gate."""
+    if policy.agent is None or any("publish" in t.approved for t in policy.edit):
+        return []
+    gate = "needs a human's approval of the task's publish gate"
+    what: list[tuple[str, str]] = []
+    if update.local_oid is None:
+        what.append((f"deletes {update.remote_ref}", f"deleting a remote ref {gate}"))
+    else:
+        if update.force:
+            what.append((f"force-pushes {update.remote_ref} (the remote's tip is not an ancestor of the new one)",
+                         f"a force push {gate}"))
+        hit = protected(update.remote_ref, policy.protected_branches)
+        if hit is not None:
+            what.append((f"pushes to the protected branch {branch_name(update.remote_ref)}",
+                         f"protected_branches '{hit}' from {policy.protocol}: a push there {gate}"))
+    if not what:
+        return []
+    slug = policy.edit[0].slug if policy.edit else "SLUG"
+    return [Problem(PUBLISH, f"{_who(policy)} {w}", f"{why}; binds agents",
+                    f"a human approves it: handrail gate approve {slug} publish")
+            for w, why in what]
+
+
+def render(problems: Sequence[Problem], action: str) -> str:
+    """The whole refusal: a headline, then each problem with its rule and next step."""
+    n = len(problems)
+    head = f"handrail: {action} refused: {n} problem{'s' if n != 1 else ''}"
+    return "\n".join([head, *(p.render(i) for i, p in enumerate(problems, 1))])
