@@ -7,13 +7,15 @@ object; errors are JSON too (`allowed: false` with the error), and a line on std
 from __future__ import annotations
 
 import json
+import os
 import sys
 
 from handrail.errors import EXIT_DENIED, EXIT_ERROR, EXIT_OK, HandrailError
 
-USAGE = "usage: handrail can-edit [--project P] [--task T] [--file F] [--json]"
+USAGE = "usage: handrail can-edit [--project P] [--task T] [--file F] [--agent A] [--json]"
 ANSWER_REASONS = ("task_not_found", "invalid_policy", "bad_arguments", "internal_error")
-OPTIONS = {"--project": True, "--task": True, "--file": True, "--json": False}
+OPTIONS = {"--project": True, "--task": True, "--file": True, "--agent": True, "--json": False}
+ENVELOPE_REFUSAL = "envelope_supervision"
 
 
 def main(argv: list[str]) -> int:
@@ -30,15 +32,34 @@ def main(argv: list[str]) -> int:
             task=opts.get("--task"),  # type: ignore[arg-type]
             file=opts.get("--file"),  # type: ignore[arg-type]
         )
+        # The acting agent's autonomy envelope can only take an allowed answer away.
+        agent = str(opts.get("--agent") or os.environ.get("HANDRAIL_AGENT") or "") or None
+        if answer["allowed"] and agent:
+            from handrail.records.envelope_states import apply_to_edit
+
+            answer = apply_to_edit(project, agent, answer)
     except HandrailError as e:
         return _error(e.reason, str(e), as_json)
     except Exception as e:  # noqa: BLE001 - a pre-edit check must never crash open
         return _error("internal_error", f"{type(e).__name__}: {e}", as_json)
-    if as_json:
-        print(json.dumps(answer))
-    else:
-        print(explain(answer, project))
-    return EXIT_OK if answer["allowed"] else EXIT_DENIED
+    if answer["allowed"]:
+        print(json.dumps(answer) if as_json else explain(answer, project))
+        return EXIT_OK
+    text = f"denied: {answer['message']}" if answer["reason"] == ENVELOPE_REFUSAL else explain(answer, project)
+    print(json.dumps(answer) if as_json else text)
+    _record_refusal(project, agent, answer, text)
+    return EXIT_DENIED
+
+
+def _record_refusal(project: str, agent: str | None, answer: dict, text: str) -> None:
+    """Refusals only, so the allowed hot path never pays for sqlite. Best effort."""
+    try:
+        from handrail.records.events import record
+
+        record(project, "edit_refused", agent=agent, task=answer.get("task"), topic=answer["reason"],
+               message=text, payload=answer)
+    except Exception as e:  # noqa: BLE001 - recording never changes the answer
+        print(f"handrail: warning: could not record edit_refused: {type(e).__name__}: {e}", file=sys.stderr)
 
 
 def _error(reason: str, message: str, as_json: bool) -> int:

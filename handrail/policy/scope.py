@@ -22,10 +22,10 @@ DEFAULT_FORBIDDEN: tuple[tuple[str, str, str], ...] = (
     (".env*", EVERYONE, "environment files hold secrets"),
     ("*.pem", EVERYONE, "private keys and certificates"),
     ("*.key", EVERYONE, "private keys"),
-    ("secrets/**", EVERYONE, "secrets folder"),
+    ("**/secrets/**", EVERYONE, "secrets folder, at any depth"),
     (".git/**", EVERYONE, "git's own database and hooks"),
     (".git", EVERYONE, "git's own database and hooks (a worktree's .git file, a submodule's folder)"),
-    ("node_modules/**", AGENTS, "installed packages are generated, not edited"),
+    ("**/node_modules/**", AGENTS, "installed packages are generated, not edited"),
     ("package-lock.json", AGENTS, "lock files change only through the package manager"),
     ("yarn.lock", AGENTS, "lock files change only through the package manager"),
     ("pnpm-lock.yaml", AGENTS, "lock files change only through the package manager"),
@@ -37,6 +37,7 @@ DEFAULT_FORBIDDEN: tuple[tuple[str, str, str], ...] = (
 # git hooks, and each harness's permission and hook files.
 PROTECTED: tuple[tuple[str, str, str], ...] = (
     (".handrail/**", AGENTS, "handrail's policy, tasks and gates"),
+    ("agents/*/autonomy-envelope.md", AGENTS, "what the operator approved each agent to do"),
     (".claude/settings*.json", AGENTS, "Claude Code permissions and hooks"),
     (".codex/**", AGENTS, "Codex rules and hooks"),
     ("opencode.json*", AGENTS, "OpenCode permissions"),

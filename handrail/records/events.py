@@ -10,7 +10,9 @@ from __future__ import annotations
 import json
 import os
 import sys
+from collections.abc import Iterator, Sequence
 
+from handrail.errors import HandrailError
 from handrail.fsio import utc_now
 
 RUNTIME_DIR = os.path.join(".handrail", "runtime")
@@ -55,6 +57,9 @@ def connect(project: str):  # type: ignore[no-untyped-def]
     conn = sqlite3.connect(db_path(project), timeout=BUSY_TIMEOUT_MS / 1000, isolation_level=None)
     conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
     conn.execute("PRAGMA journal_mode = WAL")
+    # With WAL, NORMAL still never corrupts; it only skips an fsync per event, which
+    # matters when many hooks record at once.
+    conn.execute("PRAGMA synchronous = NORMAL")
     conn.executescript(SCHEMA)
     return conn
 
@@ -63,7 +68,7 @@ def record(project: str, event_type: str, *, agent: str | None = None, task: str
            topic: str | None = None, message: str = "", payload: dict | None = None) -> dict | None:
     """Append one event; returns it as recorded, or None when recording failed."""
     event = {
-        "created_at": utc_now(),
+        "created_at": stamp(),
         "event_type": event_type,
         "agent": agent if agent is not None else os.environ.get("HANDRAIL_AGENT"),
         "task": task,
@@ -72,6 +77,9 @@ def record(project: str, event_type: str, *, agent: str | None = None, task: str
         "payload_json": json.dumps(payload or {}, ensure_ascii=False, sort_keys=True),
     }
     try:
+        if not os.path.isdir(project):
+            # Never create a project folder just to hold its log.
+            raise FileNotFoundError(f"project folder {project} not found")
         conn = connect(project)
         try:
             cur = conn.execute(
@@ -83,6 +91,194 @@ def record(project: str, event_type: str, *, agent: str | None = None, task: str
         finally:
             conn.close()
     except Exception as e:  # noqa: BLE001 - recording must never change a decision
-        print(f"handrail: warning: could not record {event_type} in {db_path(project)}: {e}", file=sys.stderr)
+        why = " ".join(str(e).split()) or type(e).__name__
+        print(f"handrail: warning: could not record {event_type} in {db_path(project)}: {why}", file=sys.stderr)
         return None
     return event
+
+
+def stamp() -> str:
+    if not os.environ.get("HANDRAIL_NOW"):
+        return utc_now()
+    from handrail.records import clock
+
+    try:
+        return clock.now_iso()
+    except HandrailError:
+        return utc_now()  # a bad testing clock must not cost an event
+
+
+# ----------------------------------------------------------------------------- reading
+
+COLUMNS = ("id", "created_at", "event_type", "agent", "task", "topic", "message", "payload_json")
+
+
+def public(event: dict) -> dict:
+    """An event as `--json` shows it: stable keys, the payload as an object."""
+    try:
+        payload = json.loads(event.get("payload_json") or "{}")
+    except ValueError:
+        payload = {"unparsed": event.get("payload_json")}
+    return {
+        "id": event.get("id"),
+        "created_at": event["created_at"],
+        "event_type": event["event_type"],
+        "agent": event.get("agent"),
+        "task": event.get("task"),
+        "topic": event.get("topic"),
+        "message": event.get("message", ""),
+        "payload": payload,
+    }
+
+
+class Filters:
+    """What `handrail events` narrows to; every part is optional."""
+
+    __slots__ = ("since", "types", "agent", "task")
+
+    def __init__(self, *, since: str | None = None, types: Sequence[str] = (), agent: str | None = None,
+                 task: str | None = None) -> None:
+        self.since = since  # stored form, `YYYY-MM-DDTHH:MM:SSZ`
+        self.types = tuple(types)
+        self.agent = agent
+        self.task = task
+
+    def where(self) -> tuple[list[str], list[object]]:
+        clauses: list[str] = []
+        args: list[object] = []
+        if self.since:
+            clauses.append("created_at >= ?")
+            args.append(self.since)
+        if self.types:
+            # `notify_*` matches every notice: GLOB where a wildcard is written, else equality.
+            parts = ["event_type GLOB ?" if any(c in t for c in "*?[") else "event_type = ?" for t in self.types]
+            clauses.append("(" + " OR ".join(parts) + ")")
+            args.extend(self.types)
+        if self.agent:
+            clauses.append("agent = ?")
+            args.append(self.agent)
+        if self.task:
+            clauses.append("task = ?")
+            args.append(self.task)
+        return clauses, args
+
+
+def parse_since(text: str) -> str:
+    """`30s`, `30m`, `2h`, `1d`, `1w` back from now, or an ISO 8601 date or time (UTC when
+    no offset is written), in the stored form. Raises ValueError."""
+    import re
+    from datetime import timedelta
+
+    from handrail.records import clock
+
+    m = re.fullmatch(r"\s*(\d+)\s*([smhdw])\s*", text)
+    if m:
+        unit = {"s": "seconds", "m": "minutes", "h": "hours", "d": "days", "w": "weeks"}[m.group(2)]
+        return clock.iso(clock.now() - timedelta(**{unit: int(m.group(1))}))
+    return clock.iso(clock.parse_iso(text))
+
+
+def _read_conn(project: str):  # type: ignore[no-untyped-def]
+    """A connection for reading, or None when nothing was ever recorded. Never creates."""
+    import sqlite3
+
+    path = db_path(project)
+    if not os.path.exists(path):
+        return None
+    try:
+        conn = sqlite3.connect(path, timeout=BUSY_TIMEOUT_MS / 1000, isolation_level=None)
+        conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
+    except sqlite3.Error as e:
+        raise HandrailError(f"{path}: cannot open the event log: {e}") from None
+    return conn
+
+
+def _select(conn, filters: Filters, *, after_id: int | None = None,  # type: ignore[no-untyped-def]
+            until_id: int | None = None, limit: int | None = None, path: str = "") -> list[dict]:
+    """Matching rows as public events, oldest first (with `limit`: the newest N)."""
+    import sqlite3
+
+    clauses, args = filters.where()
+    if after_id is not None:
+        clauses.append("id > ?")
+        args.append(after_id)
+    if until_id is not None:
+        clauses.append("id <= ?")
+        args.append(until_id)
+    sql = f"SELECT {', '.join(COLUMNS)} FROM agent_events"
+    if clauses:
+        sql += " WHERE " + " AND ".join(clauses)
+    # The newest N, shown oldest first, as a log reads.
+    sql += " ORDER BY id DESC" if limit is not None else " ORDER BY id"
+    if limit is not None:
+        sql += " LIMIT ?"
+        args.append(limit)
+    try:
+        rows = conn.execute(sql, args).fetchall()
+    except sqlite3.OperationalError as e:
+        if "no such table" in str(e):
+            return []
+        raise HandrailError(f"{path}: cannot read the event log: {e}") from None
+    except sqlite3.DatabaseError as e:
+        raise HandrailError(f"{path}: cannot read the event log: {e}") from None
+    if limit is not None:
+        rows.reverse()
+    return [public(dict(zip(COLUMNS, row))) for row in rows]
+
+
+def query(project: str, filters: Filters | None = None, *, limit: int | None = None) -> list[dict]:
+    """Matching events, oldest first; with `limit`, only the newest `limit` of them."""
+    conn = _read_conn(project)
+    if conn is None:
+        return []
+    try:
+        return _select(conn, filters or Filters(), limit=limit, path=db_path(project))
+    finally:
+        conn.close()
+
+
+def _max_id(conn, path: str) -> int:  # type: ignore[no-untyped-def]
+    import sqlite3
+
+    try:
+        return int(conn.execute("SELECT COALESCE(MAX(id), 0) FROM agent_events").fetchone()[0])
+    except sqlite3.OperationalError as e:
+        if "no such table" in str(e):
+            return 0
+        raise HandrailError(f"{path}: cannot read the event log: {e}") from None
+    except sqlite3.DatabaseError as e:
+        raise HandrailError(f"{path}: cannot read the event log: {e}") from None
+
+
+def follow(project: str, filters: Filters | None = None, *, backlog: int = 10,
+           interval: float = 0.5) -> Iterator[dict]:
+    """The newest `backlog` matching events, then every new one as it is recorded.
+
+    Polls by id, so nothing is shown twice or skipped; runs until the caller stops
+    (Ctrl-C). A database that does not exist yet is waited for.
+    """
+    import time
+
+    filters = filters or Filters()
+    path = db_path(project)
+    last: int | None = None
+    while True:
+        conn = _read_conn(project)
+        if conn is None:
+            last = 0 if last is None else last
+            time.sleep(interval)
+            continue
+        try:
+            if last is None:
+                # Fix the boundary first: what is older is backlog, what is newer streams.
+                last = _max_id(conn, path)
+                yield from _select(conn, filters, until_id=last, limit=backlog, path=path)
+            while True:
+                batch = _select(conn, filters, after_id=last, path=path)
+                if batch:
+                    last = batch[-1]["id"]
+                    yield from batch
+                else:
+                    time.sleep(interval)
+        finally:
+            conn.close()
