@@ -1,0 +1,71 @@
+"""`handrail hook session-start [--harness NAME] [--project DIR]`: the context a
+harness adds when an agent session starts. While a living-memory reflection is
+pending, one line tells the agent to do it; otherwise nothing is printed.
+
+Output per harness (stdout, exit 0):
+
+- claude, codex, gemini: `{"hookSpecificOutput": {"hookEventName": "SessionStart",
+  "additionalContext": "…"}}` (Claude Code's SessionStart contract, which Codex's
+  hooks copy and Gemini CLI's SessionStart reads the same way);
+- cursor: `{"additional_context": "…"}` (its sessionStart hook; field name partly
+  unverified);
+- text (and any other name): the line itself, for harnesses and wrappers that add
+  a command's plain output to the context.
+
+Without `--harness`, Claude Code's shape.
+
+Never fails and never slows a start: no manifest, a broken one, or any error means
+exit 0 with nothing printed. Imports nothing heavy. The project is `--project`,
+else `$CLAUDE_PROJECT_DIR` / `$GEMINI_PROJECT_DIR`, else the git work tree around
+the current folder. Standard input (the harness's event) is not read.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from collections.abc import Sequence
+
+EVENT_SHAPED = frozenset({"claude", "codex", "gemini"})
+
+
+def find_project(start: str) -> str:
+    """The nearest folder up from `start` holding `.git` (a folder or a worktree's file)."""
+    here = os.path.abspath(start)
+    while True:
+        if os.path.exists(os.path.join(here, ".git")):
+            return here
+        parent = os.path.dirname(here)
+        if parent == here:
+            return os.path.abspath(start)
+        here = parent
+
+
+def render(harness: str, line: str) -> str:
+    if harness in EVENT_SHAPED:
+        return json.dumps({"hookSpecificOutput": {"hookEventName": "SessionStart", "additionalContext": line}})
+    if harness == "cursor":
+        return json.dumps({"additional_context": line})
+    return line
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    try:
+        from handrail.hooks.argv import parse
+        from handrail.memory.context import session_context
+
+        opts, _ = parse(list(argv or []), {"--harness": True, "--project": True})
+        harness = str(opts.get("--harness") or "claude").lower()
+        project = (opts.get("--project") or os.environ.get("CLAUDE_PROJECT_DIR")
+                   or os.environ.get("GEMINI_PROJECT_DIR") or find_project("."))
+        line = session_context(str(project))
+        if line:
+            sys.stdout.write(render(harness, line) + "\n")
+    except BaseException:  # noqa: BLE001 - a session start never fails because of handrail
+        pass
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main(sys.argv[1:]))

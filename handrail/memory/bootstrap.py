@@ -1,0 +1,85 @@
+"""The four bootstrap files: reading them as one snapshot, and laying empty ones."""
+
+from __future__ import annotations
+
+import os
+from typing import NamedTuple
+
+from handrail.errors import HandrailError
+from handrail.fsio import atomic_write
+from handrail.memory import store
+from handrail.policy import memory as rules
+
+INIT_COMMAND = "handrail memory init"
+
+_SKELETON = {
+    "what-is.md": ("What is this project", "One paragraph: what the project is, for whom, and why it exists."),
+    "how-it-works.md": ("How it works", "The main parts, how a request or a run flows through them, where data lives."),
+    "what-it-does.md": ("What it does", "What a user can rely on it for, one feature a line."),
+    "current-state.md": ("Current state", "What works, what is in progress, what is known to be broken."),
+}
+
+
+class Snapshot(NamedTuple):
+    folder: str                              # relative to the project
+    contents: list[tuple[str, bytes | None]]  # (relative path, bytes or None when absent), fixed order
+
+    @property
+    def digest(self) -> str:
+        return rules.snapshot_hash(self.contents)
+
+    @property
+    def missing(self) -> list[str]:
+        return [p for p, data in self.contents if data is None]
+
+    def texts(self) -> dict[str, str | None]:
+        """Each file's text; a file that is not UTF-8 cannot be put before an agent."""
+        out: dict[str, str | None] = {}
+        for path, data in self.contents:
+            try:
+                out[path] = None if data is None else data.decode("utf-8")
+            except UnicodeDecodeError as e:
+                raise HandrailError(f"{path}: not UTF-8 text (byte {e.start}); fix or remove it, then run "
+                                    f"`handrail memory prepare` again", reason="invalid_bootstrap") from None
+        return out
+
+
+def paths(folder: str) -> list[str]:
+    return [f"{folder}/{name}" for name in rules.BOOTSTRAP_FILES]
+
+
+def _read(project: str, rel: str) -> bytes | None:
+    try:
+        with open(os.path.join(project, rel), "rb") as f:
+            return f.read()
+    except (FileNotFoundError, NotADirectoryError):
+        return None
+    except IsADirectoryError:
+        raise HandrailError(f"{rel}: a folder where a bootstrap file belongs; move it away",
+                            reason="invalid_bootstrap") from None
+
+
+def snapshot(project: str, folder: str | None = None) -> Snapshot:
+    folder = folder or store.bootstrap_dir(project)
+    return Snapshot(folder, [(p, _read(project, p)) for p in paths(folder)])
+
+
+def skeleton(name: str, now: str) -> str:
+    title, hint = _SKELETON[name]
+    return f"---\ntitle: {title}\ngenerated_at: {now}\n---\n\n# {title}\n\n<!-- {hint} -->\n"
+
+
+def init(project: str, now: str) -> tuple[str, list[str], list[str]]:
+    """Lay the missing bootstrap files; (folder, created, kept). Never overwrites."""
+    if not os.path.isdir(project):
+        raise HandrailError(f"{project}: no such folder", reason="bad_arguments")
+    folder = store.bootstrap_dir(project)
+    created, kept = [], []
+    for name, rel in zip(rules.BOOTSTRAP_FILES, paths(folder)):
+        target = os.path.join(project, rel)
+        if os.path.lexists(target):
+            kept.append(rel)
+            continue
+        atomic_write(target, skeleton(name, now))
+        created.append(rel)
+    return folder, created, kept
