@@ -42,7 +42,7 @@ def emit_json(data: object) -> None:
     click.echo(json.dumps(data, ensure_ascii=False))
 
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100})
+@click.group(context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 110, "terminal_width": 110})
 @click.version_option(__version__, "--version", prog_name="handrail")
 def cli() -> None:
     """Keep AI coding agents inside the autonomy their operator granted."""
@@ -92,6 +92,7 @@ def task_new(slug: str, phase: str, title: str | None, project: str, as_json: bo
     from handrail.policy import tasks
 
     t = tasks.new_task(project, slug, phase=phase, title=title, by=actor())
+    _record_phase(project, slug, None, t.phase)
     if as_json:
         emit_json(t.data)
     else:
@@ -108,6 +109,8 @@ def task_phase(slug: str, phase: str, project: str, as_json: bool) -> None:
     from handrail.policy import tasks
 
     t, old = tasks.set_phase(project, slug, phase, by=actor())
+    if old != phase:
+        _record_phase(project, slug, old, phase)
     if as_json:
         emit_json({**t.data, "previous_phase": old})
     elif old == phase:
@@ -181,6 +184,14 @@ def actor() -> str:
     return os.environ.get("HANDRAIL_AGENT") or os.environ.get("USER") or "unknown"
 
 
+def _record_phase(project: str, slug: str, old: str | None, new: str) -> None:
+    from handrail.records.events import record
+
+    what = f"created in phase {new}" if old is None else f"{old} -> {new}"
+    record(project, "task_phase_changed", task=slug, topic="task", message=f"task '{slug}' {what}",
+           payload={"from": old, "to": new, "by": actor()})
+
+
 # ----------------------------------------------------------------------------- policy
 
 
@@ -247,6 +258,651 @@ def policy_show(tool: str | None, project: str, protocol: str | None, as_json: b
                 click.echo(f"  {label}:")
                 for p in items:
                     click.echo(f"    {p.text}")
+
+
+# ----------------------------------------------------------------------------- records
+
+
+class UsageOneCommand(click.Command):
+    """Usage errors exit 1 here, as these commands document: click's own 2 means
+    "blocked" or "invalid state" for them."""
+
+    def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
+        try:
+            return super().parse_args(ctx, args)
+        except click.UsageError as e:
+            e.exit_code = 1
+            raise
+
+
+class UsageOneGroup(click.Group):
+    command_class = UsageOneCommand
+
+    def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
+        try:
+            return super().parse_args(ctx, args)
+        except click.UsageError as e:
+            e.exit_code = 1
+            raise
+
+    def resolve_command(self, ctx: click.Context, args: list[str]) -> Any:
+        try:
+            return super().resolve_command(ctx, args)
+        except click.UsageError as e:
+            e.exit_code = 1
+            raise
+
+
+def _since(ctx: click.Context, param: click.Parameter, value: str | None) -> str | None:
+    from handrail.records.events import parse_since
+
+    if value is None:
+        return None
+    try:
+        return parse_since(value)
+    except ValueError:
+        raise click.BadParameter(f"'{value}': use 30m, 2h, 1d, 1w or an ISO 8601 time") from None
+
+
+@cli.command("events")
+@click.option("--since", callback=_since,
+              help="Only this recent: 30m, 2h, 1d, 1w, or an ISO 8601 time (UTC unless an offset is written).")
+@click.option("--type", "types", multiple=True, help="Only this event type; repeatable; `notify_*` matches a pattern.")
+@click.option("--agent", help="Only this agent's events.")
+@click.option("--task", help="Only this task's events.")
+@click.option("--limit", type=click.IntRange(min=1), help="Only the newest N (printed newest last).")
+@click.option("--follow", "-f", is_flag=True, help="Then print new events as they arrive, until Ctrl-C.")
+@project_option
+@click.option("--json", "as_json", is_flag=True, help="JSON Lines: one event object per line.")
+def events_command(since: str | None, types: tuple[str, ...], agent: str | None, task: str | None,
+                   limit: int | None, follow: bool, project: str, as_json: bool) -> None:
+    """What handrail decided, was told and refused: the event log, newest last."""
+    from handrail.records import events, view
+
+    filters = events.Filters(since=since, types=types, agent=agent, task=task)
+    width = view.terminal_width()
+    if not follow:
+        found = events.query(project, filters, limit=limit)
+        if as_json:
+            for e in found:
+                emit_json(e)
+        elif not found:
+            click.echo(f"no events{' match' if since or types or agent or task else ' recorded yet'} "
+                       f"in {events.db_path(project)}", err=True)
+        else:
+            col = view.event_widths(found, width)
+            for row in [view.EVENT_HEADER] + [view.event_row(e) for e in found]:
+                click.echo(view.line(row, col, width))
+        return
+    col = view.event_widths([], width, follow=True)
+    if not as_json:
+        click.echo(view.line(view.EVENT_HEADER, col, width))
+    try:
+        for e in events.follow(project, filters, backlog=limit or 10):
+            click.echo(json.dumps(e, ensure_ascii=False) if as_json else view.line(view.event_row(e), col, width))
+    except KeyboardInterrupt:
+        raise SystemExit(0) from None  # Ctrl-C is how following ends: not an error
+
+
+@cli.command("notify", cls=UsageOneCommand)
+@click.option("--level", required=True, help="info (exit 0), warn (exit 0) or block (exit 2); any case.")
+@click.option("--topic", required=True, help="What it is about, shown in brackets.")
+@click.option("--message", required=True, help="The text for the person.")
+@click.option("--agent", help="The agent giving it (default: $HANDRAIL_AGENT).")
+@click.option("--task", help="The task it concerns (default: $HANDRAIL_TASK).")
+@project_option
+@click.option("--json", "as_json", is_flag=True, help="Print the recorded event as one JSON object.")
+def notify_command(level: str, topic: str, message: str, agent: str | None, task: str | None, project: str,
+                   as_json: bool) -> None:
+    """Tell a person something, and record it: `ℹ`/`⚠`/`⛔ [topic] message`. Exit 1 on a usage error."""
+    from handrail.records.notify import notify
+
+    text, event, code = notify(project, level, topic, message, agent=agent,
+                               task=task or os.environ.get("HANDRAIL_TASK") or None)
+    if as_json:
+        emit_json(event)
+    else:
+        click.echo(text)
+    raise SystemExit(code)
+
+
+def root_option(f: F) -> F:
+    return click.option("--root", type=click.Path(file_okay=False),
+                        help="The folder holding agents/<agent>/autonomy-envelope.md (default: the project).")(f)
+
+
+@cli.group(cls=UsageOneGroup)
+def autonomy() -> None:
+    """What the operator approved each agent to do without asking, per task type.
+
+    Exit 0 ok, 1 usage error, 2 invalid state, unknown agent or unknown task type,
+    3 an envelope that cannot be read, parsed or validated (never overwritten).
+    """
+
+
+@autonomy.command("init")
+@click.argument("agent")
+@click.option("--owner", help="The operator answerable for it (default: $USER).")
+@root_option
+@project_option
+@json_option
+def autonomy_init(agent: str, owner: str | None, root: str | None, project: str, as_json: bool) -> None:
+    """Create AGENT's envelope, with no task types yet. An existing one is left untouched."""
+    from handrail.records import autonomy as ops
+
+    env = ops.init(root or project, agent, owner=owner or os.environ.get("USER") or "unknown", project=project)
+    if as_json:
+        emit_json(env)
+    else:
+        click.echo(f"created {env['envelope']} (owner {env['owner']}); add task types with "
+                   f"`handrail autonomy set {agent} code-inline needsFullSupervision`")
+
+
+@autonomy.command("get")
+@click.argument("agent")
+@click.argument("task_type", required=False)
+@click.option("--format", "fmt", type=click.Choice(["table", "json"], case_sensitive=False), default="table",
+              show_default=True, help="json is stable, for injecting into an agent's context.")
+@root_option
+@project_option
+def autonomy_get(agent: str, task_type: str | None, fmt: str, root: str | None, project: str) -> None:
+    """Show AGENT's envelope, or one TASK_TYPE of it."""
+    from handrail.records import autonomy as ops
+    from handrail.records import view
+
+    got = ops.get(root or project, agent, task_type)
+    if fmt.lower() == "json":
+        emit_json(got)
+        return
+    items = [got["taskType"]] if task_type else got["taskTypes"]
+    if task_type is None:
+        click.echo(f"{got['envelope']}: owner {got['owner'] or '-'}, updated {got['updated']}")
+    rows = [[t["id"], t["state"], view.cell(t["stateSince"]), view.cell(t["operatorNote"])] for t in items]
+    if rows:
+        for text in view.table(("TASK TYPE", "STATE", "SINCE", "NOTE"), rows, (28, 21, 20), view.terminal_width()):
+            click.echo(text)
+    else:
+        click.echo(f"no task types yet; add one with `handrail autonomy set {agent} code-inline needsFullSupervision`")
+    if task_type:
+        t = got["taskType"]
+        click.echo(f"{t['state']}: {t['meaning']}" + ("" if t["enforced"] else " (for the agent's own judgement)"))
+    if got["stale"]:
+        click.echo(_stale_warning(got, agent))
+
+
+def _age(env: dict) -> str:
+    days = "?" if env.get("daysSinceUpdate") is None else f"{env['daysSinceUpdate']}d"
+    return f"{days} STALE" if env["stale"] else days
+
+
+def _stale_warning(env: dict, agent: str) -> str:
+    days = "an unknown number of" if env.get("daysSinceUpdate") is None else env["daysSinceUpdate"]
+    return (f"warning: {env['envelope']}: untouched for {days} days (updated {env.get('updated')}): "
+            f"review it with `handrail autonomy get {agent}` and confirm or change each task type")
+
+
+@autonomy.command("set")
+@click.argument("agent")
+@click.argument("task_type")
+@click.argument("state")
+@click.option("--note", help="The operator's note: why this state.")
+@click.option("--label", help="A human label for the task type.")
+@root_option
+@project_option
+@json_option
+def autonomy_set(agent: str, task_type: str, state: str, note: str | None, label: str | None, root: str | None,
+                 project: str, as_json: bool) -> None:
+    """Set TASK_TYPE of AGENT to STATE (needsFullSupervision, checkBeforeCommitting, fullyApproved).
+
+    Raising a state asks a person to confirm at a terminal, and is refused without
+    one or in an agent's environment; lowering one never asks.
+    """
+    from handrail.records import autonomy as ops
+
+    result = ops.set_state(root or project, agent, task_type, state, note=note, label=label, by=actor(),
+                           project=project, no_human=ops.no_human_reason(dict(os.environ), sys.stdin.isatty()),
+                           confirm=lambda question: click.confirm(question, default=False))
+    if as_json:
+        emit_json(result)
+    else:
+        was = result["old_state"] or "unset"
+        click.echo(f"{result['envelope']}: {task_type} {result['change']} to {result['new_state']} (was {was})")
+
+
+@autonomy.command("list")
+@click.argument("agent", required=False)
+@root_option
+@project_option
+@json_option
+def autonomy_list(agent: str | None, root: str | None, project: str, as_json: bool) -> None:
+    """Every envelope (or AGENT's), with a warning for those untouched over 30 days."""
+    from handrail.records import autonomy as ops
+    from handrail.records import view
+
+    found, errors = ops.list_all(root or project, agent)
+    if as_json:
+        emit_json({"envelopes": found, "errors": errors})
+    elif not found and not errors:
+        click.echo(f"no autonomy envelopes under {os.path.join(root or project, 'agents')}; "
+                   f"create one with `handrail autonomy init AGENT`")
+    else:
+        rows = [[e["agent"], view.cell(e["owner"]), e["updated"], _age(e),
+                 ", ".join(f"{k}={v}" for k, v in e["states"].items()) or "-"] for e in found]
+        if rows:
+            for text in view.table(("AGENT", "OWNER", "UPDATED", "AGE", "TASK TYPES"), rows, (24, 16, 20, 12),
+                                   view.terminal_width()):
+                click.echo(text)
+        for e in found:
+            if e["stale"]:
+                click.echo(_stale_warning(e, e["agent"]))
+        for line in errors:
+            click.echo(f"error: {line}", err=True)
+    raise SystemExit(3 if errors else 0)
+
+
+# ----------------------------------------------------------------------------- git: hooks, gates, guard
+
+
+@cli.group()
+def hook() -> None:
+    """Entry points that git and the harnesses call: one event in, one answer out."""
+
+
+def _hook_passthrough(name: str, module: str, summary: str) -> None:
+    @hook.command(name, help=summary, context_settings={"ignore_unknown_options": True, "allow_extra_args": True,
+                                                       "help_option_names": []})
+    @click.argument("args", nargs=-1, type=click.UNPROCESSED)
+    def command(args: tuple[str, ...]) -> None:
+        import importlib
+
+        if any(a in ("-h", "--help") for a in args):
+            click.echo(importlib.import_module(module).__doc__)
+            raise SystemExit(0)
+        raise SystemExit(importlib.import_module(module).main(list(args)))
+
+
+_hook_passthrough("pre-commit", "handrail.hooks.pre_commit", "git pre-commit: refuse a commit that breaks the policy.")
+_hook_passthrough("pre-push", "handrail.hooks.pre_push", "git pre-push: refuse a push that breaks the policy.")
+
+
+@cli.group()
+def gate() -> None:
+    """Human gates: list them; a person at a terminal approves or rejects."""
+
+
+@gate.command("list")
+@click.option("--task", "slug", help="Only this task's gates.")
+@project_option
+@json_option
+def gate_list(slug: str | None, project: str, as_json: bool) -> None:
+    """Every task's gates with their state (pending, approved, rejected)."""
+    from handrail.policy import gates
+
+    found = gates.list_gates(project, slug)
+    if as_json:
+        emit_json({"gates": found})
+        return
+    if not found:
+        click.echo("no tasks, so no gates; create one with `handrail task new SLUG`")
+        return
+    for g in found:
+        who = f"  by {g['by']} at {g['at']}" if g["by"] else ""
+        words = g.get("note") or g.get("reason")
+        click.echo(f"{g['task']:<20} {g['theme']:<28} {g['status']:<9}{who}{'  (' + words + ')' if words else ''}")
+
+
+def _decide(decision: str, slug: str, theme: str, words: str | None, project: str, as_json: bool) -> None:
+    import getpass
+
+    from handrail.policy import gates
+    from handrail.records.events import record
+
+    verb = "approve" if decision == gates.APPROVED else "reject"
+    gates.check_theme(theme)
+    gates.check_gate(project, slug, theme)
+    absent = gates.human_absent(os.environ, sys.stdin.isatty(), sys.stdout.isatty())
+    if absent is not None:
+        click.echo(f"handrail gate {verb}: refused: a human decides gates, and {absent}; "
+                   f"a person runs `handrail gate {verb} {slug} {theme}` in their own terminal", err=True)
+        raise SystemExit(1)
+    try:
+        by = getpass.getuser()
+    except Exception:  # noqa: BLE001 - no user name is not a reason to refuse a human
+        by = os.environ.get("USER") or "unknown"
+    data, changed = gates.decide(project, slug, theme, decision, by=by, note=words)
+    if changed:
+        record(project, f"gate_{decision}", agent=None, task=slug, topic=theme,
+               message=f"{by} {decision} gate {theme} of task {slug}", payload=data)
+    if as_json:
+        emit_json({**data, "changed": changed})
+    elif changed:
+        click.echo(f"gate {theme} of task '{slug}': {decision} by {by}")
+    else:
+        click.echo(f"gate {theme} of task '{slug}' is already {decision} (by {data.get('by')} at {data.get('at')}); nothing changed")
+
+
+@gate.command("approve")
+@click.argument("slug", metavar="TASK")
+@click.argument("theme")
+@click.option("--note", help="Why, for the record.")
+@project_option
+@json_option
+def gate_approve(slug: str, theme: str, note: str | None, project: str, as_json: bool) -> None:
+    """Approve TASK's gate THEME (humans only, at an interactive terminal)."""
+    from handrail.policy.gates import APPROVED
+
+    _decide(APPROVED, slug, theme, note, project, as_json)
+
+
+@gate.command("reject")
+@click.argument("slug", metavar="TASK")
+@click.argument("theme")
+@click.option("--reason", required=True, help="Why not: the agent reads it.")
+@project_option
+@json_option
+def gate_reject(slug: str, theme: str, reason: str, project: str, as_json: bool) -> None:
+    """Reject TASK's gate THEME (humans only, at an interactive terminal)."""
+    from handrail.policy.gates import REJECTED
+
+    _decide(REJECTED, slug, theme, reason, project, as_json)
+
+
+def _hooks_folder(project: str) -> tuple[str, str]:
+    from handrail import repo as git
+
+    r = git.open_path(project)
+    if r.is_bare:
+        raise HandrailError(f"{project}: a bare repository has no commits to guard", reason="bad_arguments")
+    return git.hooks_dir(r), git.workdir(r)
+
+
+@cli.command("install-hooks")
+@click.option("--symlink", is_flag=True, help="Link every hook to one handrail script in the hooks folder.")
+@click.option("--force", is_flag=True, help="Also when an earlier saved hook is in the way (it goes to .handrail/backups).")
+@project_option
+def install_hooks_cmd(symlink: bool, force: bool, project: str) -> None:
+    """Write git pre-commit, pre-push and post-commit hooks that run handrail (no framework needed)."""
+    from handrail import install_hooks
+
+    folder, root = _hooks_folder(project)
+    for a in install_hooks.install(folder, root, symlink=symlink, force=force):
+        click.echo(f"{a.hook}: {a.did}")
+    click.echo(f"hooks folder: {folder}")
+
+
+@cli.command("uninstall-hooks")
+@project_option
+def uninstall_hooks_cmd(project: str) -> None:
+    """Remove handrail's git hooks and put back the hooks they replaced."""
+    from handrail import install_hooks
+
+    folder, _root = _hooks_folder(project)
+    actions = install_hooks.uninstall(folder)
+    for a in actions:
+        click.echo(f"{a.hook}: {a.did}")
+    if not actions:
+        click.echo(f"no handrail hooks in {folder}")
+
+
+@cli.command()
+@project_option
+@json_option
+def guard(project: str, as_json: bool) -> None:
+    """The rules in force here: each path rule, whom it binds, where it comes from."""
+    from handrail.policy.guard import rules_in_force
+
+    found = rules_in_force(project)
+    if as_json:
+        emit_json(found)
+        return
+    click.echo(f"protocol: {found['protocol']}")
+    editing = [t["task"] for t in found["tasks"] if t["editing"]]
+    click.echo(f"tasks in an edit phase: {', '.join(editing) or 'none'}")
+    click.echo("\npath rules (first match refuses):")
+    width = max(len(r["pattern"]) for r in found["path_rules"])
+    for r in found["path_rules"]:
+        click.echo(f"  {r['kind']:<18} {r['pattern']:<{width}}  binds {r['binds']:<8}  {r['source']}  ({r['why']})")
+    for g in found["human_gates"]:
+        paths = ", ".join(g["paths"]) or "force push, ref deletion, protected branch (agents)"
+        click.echo(f"  human gate         {g['theme']} of task {g['task']}: {g['status']}  ({paths})")
+    for b in found["budgets"]:
+        lim = ", ".join(f"{k}={'unlimited' if b[k] is None else b[k]}" for k in ("max_changed_files", "max_diff_lines"))
+        click.echo(f"  budget             task {b['task']}: {lim}  binds everyone  {b['source']}")
+    s = found["secrets"]
+    click.echo(f"  secrets            {', '.join(s['patterns'])}  binds everyone  {s['source']}")
+    g = found["git"]
+    click.echo("\ngit hooks:")
+    for r in g["rules"]:
+        click.echo(f"  {r['rule']:<11} binds {r['binds']:<11} {r['what']}")
+    click.echo(f"  (edit_task: {g['edit_task_source']}; protected branches: {', '.join(g['protected_branches'])})")
+
+
+# ----------------------------------------------------------------------------- living memory
+
+
+_hook_passthrough("post-commit", "handrail.hooks.post_commit",
+                  "git post-commit: note when the project's description went stale (never fails).")
+_hook_passthrough("session-start", "handrail.hooks.session_start",
+                  "Agent session start: one line of context while a reflection is pending.")
+
+
+@cli.group()
+def memory() -> None:
+    """Keep the project's own description current: prepare a reflection, commit it safely."""
+
+
+@memory.command("init")
+@project_option
+@json_option
+def memory_init(project: str, as_json: bool) -> None:
+    """Lay the four bootstrap files (empty, with front matter) where they are missing."""
+    from handrail.memory import bootstrap
+    from handrail.records import clock
+
+    folder, created, kept = bootstrap.init(project, clock.now_iso())
+    if as_json:
+        emit_json({"bootstrap_dir": folder, "created": created, "kept": kept})
+        return
+    for path in created:
+        click.echo(f"created {path}")
+    for path in kept:
+        click.echo(f"kept {path} (already there)")
+
+
+@memory.command("prepare")
+@click.option("--range", "git_range", metavar="A..B",
+              help="The commits to look at (default: since the last reflection, or HEAD~3..HEAD).")
+@click.option("--agent", help="The agent whose change this is (default: the one the environment names).")
+@click.option("--force", is_flag=True, help="Write the manifest even when nothing relevant changed.")
+@project_option
+@json_option
+def memory_prepare(git_range: str | None, agent: str | None, force: bool, project: str, as_json: bool) -> None:
+    """Did the change make the description stale? If so, write the reflection manifest."""
+    from handrail.memory.prepare import prepare
+
+    result = prepare(project, git_range=git_range, agent=agent, force=force)
+    if as_json:
+        emit_json(result)
+        return
+    click.echo(f"{result['verdict']}: {'; '.join(result['reasons'])}")
+    if result["git_range"]:
+        click.echo(f"  range: {result['git_range']} ({result['diff_summary']})")
+    if result["written"]:
+        click.echo(f"  targets: {', '.join(result['targets'])}")
+        click.echo(f"  manifest: {result['manifest']}: an agent reads it, edits the targets, then runs "
+                   "`handrail memory commit --output FILE`")
+    if result["missing_bootstrap"]:
+        click.echo(f"warning: missing {', '.join(result['missing_bootstrap'])}: "
+                   f"create them with `{result['init_command']}`", err=True)
+
+
+@memory.command("commit")
+@click.argument("stdin", required=False, metavar="[-]")
+@click.option("--output", "output", metavar="FILE", help='The agent\'s update, {"files": {PATH: CONTENT}}; - is stdin.')
+@click.option("--agent", help="The agent making the update (default: the one the environment names).")
+@click.option("--dry-run", is_flag=True, help="Check every rule, write nothing.")
+@project_option
+@json_option
+def memory_commit(stdin: str | None, output: str | None, agent: str | None, dry_run: bool, project: str,
+                  as_json: bool) -> None:
+    """Accept the update only if well-formed, confined to the targets and unraced. Exit 0 written, 1 refused."""
+    from handrail.memory.commit import commit, read_output
+
+    if (stdin is None) == (output is None) or (stdin is not None and stdin != "-"):
+        raise click.UsageError("give the update as --output FILE, or as - to read it from stdin")
+    source = output if output is not None and output != "-" else "-"
+    text, problem = read_output(source, sys.stdin)
+    result = commit(project, text, "stdin" if source == "-" else source, agent=agent, dry_run=dry_run,
+                    read_error=problem)
+    if as_json:
+        emit_json(result)
+    elif result["ok"]:
+        verb = "would write" if dry_run else "wrote"
+        click.echo(f"{verb} {', '.join(result['files'])}")
+        for path, n in result["stripped"].items():
+            click.echo(f"  removed {n} invisible character{'s' if n != 1 else ''} from {path}")
+    else:
+        click.echo(f"handrail memory commit: refused{' (dry run)' if dry_run else ''}; nothing was written", err=True)
+        for f in result["failures"]:
+            click.echo(f"  {f['rule']}: {f['path'] + ': ' if f['path'] else ''}{f['detail']}", err=True)
+    raise SystemExit(0 if result["ok"] else 1)
+
+
+@memory.command("status")
+@project_option
+@json_option
+def memory_status(project: str, as_json: bool) -> None:
+    """Is a reflection pending, for whom, and what to run."""
+    from handrail.memory.status import status
+
+    s = status(project)
+    if as_json:
+        emit_json(s)
+        return
+    if s["pending"]:
+        who = s["trigger_agent"] or "no agent named"
+        click.echo(f"pending: a reflection on {s['git_range']} ({s['diff_summary']}), triggered by {who}, "
+                   f"{s['age_days']} days old{' (STALE)' if s['stale'] else ''}")
+        click.echo(f"  targets: {', '.join(s['targets'])}")
+    elif s["problem"]:
+        click.echo(f"broken: {s['problem']}")
+    else:
+        click.echo("no reflection pending")
+    if s["missing_bootstrap"]:
+        click.echo(f"  missing: {', '.join(s['missing_bootstrap'])}")
+    if s["next"]:
+        click.echo(f"  next: {s['next']}")
+
+
+# ----------------------------------------------------------------------------- loop
+
+
+@cli.group()
+def loop() -> None:
+    """Let an agent iterate on a task alone, inside its scope, budget, human gates and criteria."""
+
+
+@loop.command("run")
+@click.argument("slug", metavar="TASK")
+@click.argument("agent", nargs=-1, required=True, type=click.UNPROCESSED, metavar="-- AGENT [ARGS]...")
+@click.option("--max-steps", type=click.IntRange(min=1),
+              help="At most N attempts in this run (never more than the contract's governor.max_steps).")
+@project_option
+def loop_run(slug: str, agent: tuple[str, ...], max_steps: int | None, project: str) -> None:
+    """Run AGENT on TASK, attempt after attempt, until every criterion passes or a guard stops it.
+
+    Exit 0 done, 1 stopped by a guard, 2 contract or usage error, 3 paused for a human.
+    """
+    from handrail.loop.runner import run as run_loop
+
+    raise SystemExit(run_loop(project, slug, list(agent), max_steps=max_steps))
+
+
+@loop.command("status")
+@click.argument("slug", metavar="TASK")
+@project_option
+@json_option
+def loop_status(slug: str, project: str, as_json: bool) -> None:
+    """Circuit, attempts, tokens and time against their ceilings, pending gates, the next action."""
+    from handrail.loop import companions, report
+
+    found = companions.status(project, slug)
+    if as_json:
+        emit_json(found)
+        return
+    for text in report.status_text(found):
+        click.echo(text)
+    if found.get("contract_error"):
+        click.echo(f"warning: {found['contract_error']}")
+
+
+@loop.command("check")
+@click.argument("slug", metavar="TASK")
+@click.option("--criteria", "only", help="Only these criteria, comma-separated (C1,C3).")
+@click.option("--timeout", "timeout_ms", type=click.IntRange(min=1),
+              help="Each criterion's timeout in milliseconds (default: its timeout_ms, else 300000).")
+@project_option
+@json_option
+def loop_check(slug: str, only: str | None, timeout_ms: int | None, project: str, as_json: bool) -> None:
+    """Run TASK's criteria now, in the loop's sandbox; never touches the circuit or progress. Exit 0 all pass."""
+    from handrail.loop import companions
+
+    names = [c.strip() for c in only.split(",") if c.strip()] if only else None
+    results, code = companions.check(project, slug, only=names, timeout_ms=timeout_ms)
+    if as_json:
+        emit_json({"task": slug, "passed": code == 0, "criteria": results})
+    else:
+        width = max(len(r["id"]) for r in results)
+        for r in results:
+            mark = "✓" if r["status"] == "passed" else "✗"
+            detail = f" (exit {r['exit_code']})" if r["status"] == "failed" else ""
+            click.echo(f"{mark} {r['id']:<{width}}  {r['status']}{detail}  log: {r['log']}")
+    raise SystemExit(code)
+
+
+@loop.command("reset")
+@click.argument("slug", metavar="TASK")
+@project_option
+@json_option
+def loop_reset(slug: str, project: str, as_json: bool) -> None:
+    """Close TASK's open circuit into half-open, or end a run paused on its budget (humans only, at a terminal)."""
+    import getpass
+
+    from handrail.loop import companions
+    from handrail.policy import gates, tasks
+
+    tasks.load_task(project, slug)
+    absent = gates.human_absent(os.environ, sys.stdin.isatty(), sys.stdout.isatty())
+    if absent is not None:
+        click.echo(f"handrail loop reset: refused: a human resets a loop, and {absent}; "
+                   f"a person runs `handrail loop reset {slug}` in their own terminal", err=True)
+        raise SystemExit(1)
+    try:
+        by = getpass.getuser()
+    except Exception:  # noqa: BLE001 - no user name is not a reason to refuse a human
+        by = os.environ.get("USER") or "unknown"
+    result, code = companions.reset(project, slug, by=by)
+    if as_json:
+        emit_json(result)
+    else:
+        click.echo(result["message"])
+    raise SystemExit(code)
+
+
+@loop.command("retro")
+@click.argument("slug", metavar="TASK")
+@project_option
+@json_option
+def loop_retro(slug: str, project: str, as_json: bool) -> None:
+    """What TASK's loop history says: failure signatures, violated paths, criteria never passed, tokens."""
+    from handrail.loop import companions, report
+
+    found = companions.retro(project, slug)
+    if as_json:
+        emit_json(found)
+        return
+    for text in report.retro_text(found):
+        click.echo(text)
 
 
 # ----------------------------------------------------------------------------- running

@@ -55,7 +55,161 @@ def layer_can_edit(project: str) -> None:
         show(ALLOWED if r.returncode == 0 else REFUSED, file, why)
 
 
-LAYERS: list[Callable[[str], None]] = [layer_can_edit]
+def layer_records(project: str) -> None:
+    print("layer: records — an autonomy envelope shapes can-edit; the event log remembers every decision")
+    handrail(project, "autonomy", "init", "demo-agent", "--owner", "operator")
+    r = handrail(project, "autonomy", "set", "demo-agent", "code-inline", "needsFullSupervision",
+                 "--note", "new to this repository")
+    show(NOTICE, "envelope: code-inline", r.stdout.strip() or r.stderr.strip())
+    for who, extra, env in (("as demo-agent", ["--agent", "demo-agent"], {}),
+                            ("no agent named", [], {"HANDRAIL_AGENT": ""})):
+        r = handrail(project, "can-edit", "--file", "src/app.py", "--json", *extra, env=env)
+        answer = json.loads(r.stdout.splitlines()[-1])
+        why = answer["reason"] + (f" ({answer['envelope']})" if "envelope" in answer else "")
+        show(ALLOWED if r.returncode == 0 else REFUSED, f"src/app.py ({who})", why)
+    handrail(project, "notify", "--level", "warn", "--topic", "demo", "--agent", "demo-agent",
+             "--message", "asked a human to make the edit")
+    print("  $ handrail events --limit 6")
+    r = handrail(project, "events", "--limit", "6", env={"COLUMNS": "120"})
+    for text in r.stdout.splitlines():
+        print(f"    {text}")
+
+
+def layer_git(project: str) -> None:
+    print("layer: git — the pre-commit hook every harness shares, and pre-push behind it")
+    from handrail.repo import no_git_env
+
+    env = {**no_git_env(), "GIT_AUTHOR_NAME": "handrail demo", "GIT_AUTHOR_EMAIL": "demo@handrail.invalid",
+           "GIT_COMMITTER_NAME": "handrail demo", "GIT_COMMITTER_EMAIL": "demo@handrail.invalid"}
+
+    def git(*args: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run(["git", *args], cwd=project, text=True, capture_output=True, env=env)
+
+    def first_problem(r: subprocess.CompletedProcess[str]) -> str:
+        lines = [x.strip() for x in r.stderr.splitlines()]
+        what = [x[3:] for x in lines if x.startswith("1. ")]
+        rule = [x[6:] for x in lines if x.startswith("rule: ")]
+        return f"{what[0]} (rule {rule[0]})" if what and rule else " ".join(lines)[:200]
+
+    r = handrail(project, "install-hooks")
+    show(NOTICE, "handrail install-hooks", r.stdout.splitlines()[-1] if r.stdout else r.stderr.strip())
+    atomic_write(os.path.join(project, "src", "app.py"), "print('login')\n")
+    git("add", "src/app.py")
+    r = git("commit", "-q", "-m", "login form")
+    show(ALLOWED if r.returncode == 0 else REFUSED, "commit src/app.py", "inside the task's allowed_files")
+    atomic_write(os.path.join(project, ".env"), "DATABASE_PASSWORD=hunter2\n")
+    git("add", "-f", ".env")
+    r = git("commit", "-q", "-m", "add settings")
+    show(REFUSED if r.returncode else ALLOWED, "commit .env", first_problem(r))
+    r = git("commit", "-q", "--no-verify", "-m", "add settings, skipping the hooks")
+    show(NOTICE, "commit .env --no-verify", "hooks skipped: the commit is made" if r.returncode == 0 else r.stderr.strip())
+    remote = os.path.join(os.path.dirname(project), "remote.git")
+    subprocess.run(["git", "init", "-q", "--bare", remote], check=True, env=env)
+    r = git("push", "-q", remote, "HEAD:refs/heads/login")
+    show(REFUSED if r.returncode else ALLOWED, "push to a bare remote", first_problem(r))
+
+
+def layer_classify(project: str) -> None:
+    print("layer: classify — which tier is a shell command in? (what every pre-tool hook asks)")
+    for command in ("git status --short", "npm install", "sudo env X=1 git push --force"):
+        r = handrail(project, "classify", "--json", command)
+        answer = json.loads(r.stdout.splitlines()[-1])
+        reasons = answer["reasons"]
+        if answer["tier"] == 3:
+            rule = next((x for x in reasons if "rule" in x), reasons[0])
+            via = f" via {', '.join(rule['via'])}" if rule.get("via") else ""
+            show(REFUSED, command, f"tier 3: part '{rule['part']}'{via}, rule {rule.get('rule') or rule.get('pattern')}")
+            continue
+        first = reasons[0]
+        show(ALLOWED if r.returncode == 0 else REFUSED, command, f"tier {answer['tier']}: pattern '{first['pattern']}'")
+        if answer["tier"] == 2:
+            show(NOTICE, "", "the operator is told: it changes the work tree")
+
+def layer_memory(project: str) -> None:
+    print("layer: memory — a change that matters asks the next agent to update the project's description")
+    from datetime import timedelta
+
+    from handrail.records import clock
+    from handrail.repo import no_git_env
+
+    env = {**no_git_env(), "GIT_AUTHOR_NAME": "handrail demo", "GIT_AUTHOR_EMAIL": "demo@handrail.invalid",
+           "GIT_COMMITTER_NAME": "handrail demo", "GIT_COMMITTER_EMAIL": "demo@handrail.invalid"}
+    # Committed before `memory init`, so the post-commit hook has no description to
+    # check yet and the prepare shown below is the only one.
+    atomic_write(os.path.join(project, "src", "routes.py"), "ROUTES = {'/login': 'login_form'}\n")
+    subprocess.run(["git", "add", "src/routes.py"], cwd=project, env=env, capture_output=True)
+    subprocess.run(["git", "commit", "-q", "-m", "login route"], cwd=project, env=env, capture_output=True)
+    r = handrail(project, "memory", "init")
+    show(NOTICE, "handrail memory init", f"{len(r.stdout.splitlines())} bootstrap files laid")
+    r = handrail(project, "memory", "prepare", "--range", "HEAD~1..HEAD", "--json")
+    out = json.loads(r.stdout.splitlines()[-1])
+    targets = ", ".join(os.path.basename(t) for t in out["targets"])
+    show(NOTICE, "prepare (src/routes.py committed)", f"{out['verdict']}: {out['reasons'][0]} -> {targets}")
+    r = handrail(project, "hook", "session-start", "--harness", "text")
+    show(NOTICE, "the next agent's session start", r.stdout.strip()[:88] + "…")
+    with open(os.path.join(project, out["manifest"]), encoding="utf-8") as f:
+        manifest = json.load(f)
+    target = out["targets"][0]
+    old = manifest["current_bootstrap_snapshot"][target]
+    r = handrail(project, "memory", "commit", "-", input=json.dumps({"files": {target: "Routes: /login\n"}}))
+    show(REFUSED if r.returncode else ALLOWED, "an update without front matter", r.stderr.splitlines()[-1].strip())
+    stamp = clock.iso(clock.parse_iso(manifest["generated_at"]) + timedelta(minutes=1))
+    before = old.split("generated_at: ", 1)[1].split("\n", 1)[0]
+    new = old.replace(f"generated_at: {before}", f"generated_at: {stamp}") + "Routes: /login shows the form.\n"
+    r = handrail(project, "memory", "commit", "-", input=json.dumps({"files": {target: new}}))
+    show(ALLOWED if r.returncode == 0 else REFUSED, "a well-formed update", r.stdout.strip() or r.stderr.strip())
+
+
+_LOOP_AGENT = """\
+import os, pathlib
+if os.environ["HANDRAIL_ATTEMPT"] == "1":
+    p = pathlib.Path("src/vendor/patch.js")
+    p.parent.mkdir(parents=True, exist_ok=True)
+    p.write_text("// the quickest fix: patch the vendored library\\n")
+    print("agent: patched src/vendor/patch.js")
+else:
+    for line in pathlib.Path(os.environ["HANDRAIL_FEEDBACK"]).read_text().splitlines():
+        if line.startswith("- revert: "):
+            pathlib.Path(line[len("- revert: "):].split(" (")[0]).unlink(missing_ok=True)
+    pathlib.Path("src/greet.py").write_text("def greet(name):\\n    return f'hello {name}'\\n")
+    print("agent: reverted what the feedback named, wrote src/greet.py")
+"""
+
+
+def layer_loop(project: str) -> None:
+    print("layer: loop — an agent iterates alone: its first attempt leaves its scope, the second succeeds")
+    import shlex
+
+    from handrail.repo import no_git_env
+
+    env = {**no_git_env(), "GIT_AUTHOR_NAME": "handrail demo", "GIT_AUTHOR_EMAIL": "demo@handrail.invalid",
+           "GIT_COMMITTER_NAME": "handrail demo", "GIT_COMMITTER_EMAIL": "demo@handrail.invalid"}
+    if subprocess.run(["git", "rev-parse", "-q", "--verify", "HEAD"], cwd=project, capture_output=True,
+                      env=env).returncode:
+        # The loop compares the work tree with a commit.
+        subprocess.run(["git", "commit", "-q", "--allow-empty", "--no-verify", "-m", "base"], cwd=project, env=env,
+                       check=True)
+    handrail(project, "task", "new", "greet", "--phase", "implement", "--title", "Greeting")
+    check = f"{shlex.quote(sys.executable)} -c \"from src.greet import greet; assert greet('x') == 'hello x'\""
+    contract = {"allowed_files": ["src/**"], "forbidden_files": ["src/vendor/**"],
+                "criteria": [{"id": "greets", "verification": {"command": check, "timeout_ms": 20_000}}]}
+    atomic_write(os.path.join(project, ".handrail", "tasks", "greet", "harness-contract.json"), dump_json(contract))
+    agent = os.path.join(os.path.dirname(project), "demo_agent.py")
+    atomic_write(agent, _LOOP_AGENT)
+    print("  $ handrail loop run greet -- python demo_agent.py")
+    # One stream, so the agent's words and the loop's verdicts come in the order they happened.
+    r = subprocess.run([sys.executable, "-m", "handrail", "loop", "run", "greet", "--", sys.executable, agent],
+                       cwd=project, text=True, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                       env={**os.environ, "PYTHONUNBUFFERED": "1"})
+    for text in r.stdout.splitlines():
+        if text.startswith(("agent:", "handrail loop: scope", "handrail loop: attempt", "handrail loop: task")):
+            print(f"    {text}")
+    last = r.stdout.strip().splitlines()[-1] if r.stdout.strip() else ""
+    show(ALLOWED if r.returncode == 0 else REFUSED, f"loop run greet (exit {r.returncode})",
+         "done: the violation went back as feedback, was reverted, the criterion passed" if r.returncode == 0 else last)
+
+
+LAYERS: list[Callable[[str], None]] = [layer_can_edit, layer_git, layer_records, layer_classify, layer_memory, layer_loop]
 
 
 def run_demo() -> int:

@@ -10,6 +10,21 @@ FAST = {
     "can-edit": "handrail.hooks.can_edit",
     "classify": "handrail.hooks.classify",
 }
+# `hook NAME` -> module: git runs these on every commit and push; they need no click.
+FAST_HOOKS = {
+    "pre-commit": "handrail.hooks.pre_commit",
+    "pre-push": "handrail.hooks.pre_push",
+    "post-commit": "handrail.hooks.post_commit",
+    "session-start": "handrail.hooks.session_start",
+    # Pre-tool hooks: each harness runs one before every tool call.
+    "claude": "handrail.harnesses.claude",
+    "codex": "handrail.harnesses.codex",
+    "gemini": "handrail.harnesses.gemini",
+    "cursor": "handrail.harnesses.cursor",
+    "copilot": "handrail.harnesses.copilot",
+    "cline": "handrail.harnesses.cline",
+    "opencode": "handrail.harnesses.opencode",
+}
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -18,6 +33,15 @@ def main(argv: list[str] | None = None) -> int:
         import importlib
 
         return importlib.import_module(FAST[args[0]]).main(args[1:])
+    if len(args) > 1 and args[0] == "hook" and args[1] in FAST_HOOKS and not any(a in ("--help", "-h") for a in args[2:]):
+        import importlib
+
+        try:
+            module = importlib.import_module(FAST_HOOKS[args[1]])
+        except BaseException as e:  # noqa: BLE001 - a hook that cannot load refuses; it never crashes open
+            print(f"handrail: denied: hook {args[1]} cannot load: {type(e).__name__}: {e}", file=sys.stderr)
+            return 2
+        return module.main(args[2:])
     from handrail.cli import run
 
     return run(args)

@@ -9,6 +9,8 @@ from pathlib import Path
 import pytest
 from helpers import git, run_handrail
 
+from handrail.policy.agents import VARIABLES as AGENT_MARKERS
+
 PINNED_GIT_ENV = {
     "GIT_AUTHOR_NAME": "Test Author",
     "GIT_AUTHOR_EMAIL": "author@example.com",
@@ -21,6 +23,8 @@ PINNED_GIT_ENV = {
 AGENT_ENV = ("CLAUDECODE", "CLAUDE_CODE_ENTRYPOINT", "CODEX_SANDBOX", "CODEX_SANDBOX_NETWORK_DISABLED",
              "OPENCODE", "GEMINI_CLI", "CURSOR_AGENT", "CURSOR_TRACE_ID", "COPILOT_AGENT", "CLINE_ACTIVE",
              "AIDER", "HANDRAIL_AGENT", "HANDRAIL_TASK")
+# ... and every variable handrail reads as an agent's marker (handrail/policy/agents.py).
+AGENT_ENV += tuple(v for v in AGENT_MARKERS if v not in AGENT_ENV and not v.startswith("GIT_"))
 
 
 @pytest.fixture(autouse=True)
