@@ -1,6 +1,6 @@
 """`handrail classify`: which tier is a shell command in?
 
-    handrail classify [--json] [--tool NAME] [--project P] [--protocol PATH] COMMAND
+    handrail classify [--json] [--tool NAME] [--project P] [--protocol PATH] [--agent A] COMMAND
     handrail classify --batch FILE|- [--tool NAME] [--project P] [--protocol PATH]
 
 Exit 0 when it may run without a human (tier 1 or 2), 1 when it needs a human
@@ -10,6 +10,8 @@ object: command, tier (1/2/3 or null), decision (allow/notify/ask/unlisted), rea
 --batch reads JSON Lines (`{"command": "..."}` a line) and writes one answer a line,
 in order; its exit code is the worst of its answers (2 when a line was bad).
 With --project, tier-2 and tier-3 answers are recorded in the event log.
+The acting agent (--agent, else HANDRAIL_AGENT) answers to its autonomy envelope:
+`needsFullSupervision` on `shell` makes even a tier-1 command ask a human (exit 1).
 """
 
 from __future__ import annotations
@@ -20,9 +22,9 @@ import sys
 
 from handrail.errors import EXIT_DENIED, EXIT_ERROR, EXIT_OK, HandrailError
 
-USAGE = ("usage: handrail classify [--json] [--tool NAME] [--project P] [--protocol PATH] COMMAND\n"
+USAGE = ("usage: handrail classify [--json] [--tool NAME] [--project P] [--protocol PATH] [--agent A] COMMAND\n"
          "       handrail classify --batch FILE|- [--tool NAME] [--project P] [--protocol PATH]")
-OPTIONS = {"--json": False, "--tool": True, "--project": True, "--protocol": True, "--batch": True}
+OPTIONS = {"--json": False, "--tool": True, "--project": True, "--protocol": True, "--batch": True, "--agent": True}
 PROJECT_MARKERS = (".handrail", ".git")
 
 
@@ -54,15 +56,31 @@ def main(argv: list[str]) -> int:
                 os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
                 return EXIT_ERROR
         answer = commands.classify(" ".join(args), eng, cwd=cwd, project=project, home=home)
+        agent = opts.get("--agent") or os.environ.get("HANDRAIL_AGENT")
+        if agent and answer["tier"] in (1, 2):
+            answer = _apply_envelope(project, str(agent), answer)
         out = json.dumps(answer, ensure_ascii=False) if as_json else _text(answer)
     except HandrailError as e:
         return _error(e.reason, str(e), as_json)
     except Exception as e:  # noqa: BLE001 - a pre-tool check must never crash open
         return _error("internal_error", f"{type(e).__name__}: {e}", as_json)
-    if given is not None and answer["tier"] in (2, 3):
+    if given is not None and (answer["tier"] in (2, 3) or "envelope" in answer):
         _record(project, answer, opts.get("--tool"))  # type: ignore[arg-type]  # best effort: never changes the answer
     _emit(out)
-    return EXIT_OK if answer["tier"] in (1, 2) else EXIT_DENIED
+    return EXIT_OK if answer["decision"] in ("allow", "notify") else EXIT_DENIED
+
+
+def _apply_envelope(project: str, agent: str, answer: dict) -> dict:
+    """An agent whose envelope puts `shell` under full supervision asks a human even
+    for tier 1 and 2. A broken envelope raises: the caller answers with an error."""
+    from handrail.records.envelope_states import decide_for
+
+    decision = decide_for(project, agent, "shell", tier=answer["tier"])
+    if decision.verdict == "allow":
+        return answer
+    reason = {"part": answer["command"], "tier": answer["tier"], "reason": "envelope", "rule": decision.reason,
+              "why": decision.message, "source": decision.message.split(" ", 1)[0]}
+    return {**answer, "decision": "ask", "envelope": decision.as_dict(), "reasons": [reason, *answer["reasons"]]}
 
 
 def _emit(text: str) -> None:
@@ -193,6 +211,8 @@ def _answer_lines(lines: list[str], offset: int, out: object, eng: object, cwd: 
 def _text(answer: dict) -> str:
     from handrail.policy.commands import describe, summary
 
+    if "envelope" in answer:
+        return f"tier {answer['tier']} (ask): needs a human: {answer['envelope']['message']}"
     lines = [f"tier {answer['tier'] or '-'} ({answer['decision']}): {summary(answer)}"]
     for r in answer["reasons"][1:]:
         lines.append(f"  tier {r.get('tier') or '-'}: {describe(r)}")
@@ -207,7 +227,7 @@ def _record(project: str, answer: dict, tool: str | None) -> None:
     from handrail.policy.commands import summary
     from handrail.records.events import record
 
-    event = "command_blocked" if answer["tier"] == 3 else "command_notified"
+    event = "command_blocked" if answer["decision"] == "ask" else "command_notified"
     payload = {"command": answer["command"], "tier": answer["tier"], "decision": answer["decision"],
                "reasons": answer["reasons"], "tool": tool}
     record(project, event, topic="classify", message=summary(answer), payload=payload)

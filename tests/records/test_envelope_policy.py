@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
+
 import pytest
 
 from handrail.policy import envelope as policy
@@ -69,3 +72,32 @@ def test_agent_environment() -> None:
     assert not policy.is_agent_env({"USER": "alice", "TERM": "xterm"})
     assert policy.is_agent_env({"CLAUDECODE": "1"})
     assert policy.is_agent_env({"HANDRAIL_AGENT": "codex"})
+
+
+def test_shell_supervision_makes_classify_ask(project: Path, write_envelope) -> None:  # type: ignore[no-untyped-def]
+    from helpers import run_handrail
+
+    write_envelope(project, "claude", {"shell": "needsFullSupervision"})
+    r = run_handrail("classify", "--json", "--agent", "claude", "git status", cwd=project)
+    answer = json.loads(r.stdout.splitlines()[-1])
+    assert r.returncode == 1 and answer["decision"] == "ask" and answer["tier"] == 1
+    assert answer["envelope"]["reason"] == "envelope_supervision"
+    assert "agents/claude/autonomy-envelope.md" in answer["envelope"]["message"]
+    # through the environment, and in words
+    r = run_handrail("classify", "git status", cwd=project, env={"HANDRAIL_AGENT": "claude"})
+    assert r.returncode == 1 and "needs a human" in r.stdout
+    # another agent, a fully approved one, or tier 3 whatever the envelope says
+    assert run_handrail("classify", "--agent", "codex", "git status", cwd=project).returncode == 0
+    write_envelope(project, "claude", {"shell": "fullyApproved"})
+    assert run_handrail("classify", "--agent", "claude", "git status", cwd=project).returncode == 0
+    assert run_handrail("classify", "--agent", "claude", "git push --force", cwd=project).returncode == 1
+
+
+def test_a_broken_envelope_is_an_error_for_classify(project: Path) -> None:
+    from helpers import run_handrail
+
+    path = project / "agents" / "claude" / "autonomy-envelope.md"
+    path.parent.mkdir(parents=True)
+    path.write_text("---\nagent: [\n---\n")
+    r = run_handrail("classify", "--json", "--agent", "claude", "git status", cwd=project)
+    assert r.returncode == 2 and "autonomy-envelope.md" in r.stderr
