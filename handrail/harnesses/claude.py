@@ -1,0 +1,111 @@
+"""Claude Code: its PreToolUse hook protocol (and, below, its native permission files)."""
+
+from __future__ import annotations
+
+# ---- hook protocol
+# `handrail hook claude`, registered in .claude/settings.json under hooks.PreToolUse.
+# This module is imported before every tool call: keep its top-level imports light.
+import sys
+
+from handrail.hooks.pretool import (ALLOW, ASK, DENY, EDIT, NOTIFY, OTHER, READ, SHELL, Answer, Question,
+                                    first_str, need_dict, need_str, opt_str, reason_json)
+
+NAME = "claude"
+CAN_ASK = True
+EVENT = "PreToolUse"
+EDIT_TOOLS = {"Edit": ("file_path",), "Write": ("file_path",), "MultiEdit": ("file_path",),
+              "NotebookEdit": ("notebook_path", "file_path")}
+READ_TOOLS = {"Read": ("file_path",), "NotebookRead": ("notebook_path", "file_path")}
+SHELL_TOOLS = frozenset({"Bash"})
+HOOK_MATCHER = "Bash|Edit|Write|MultiEdit|NotebookEdit|Read|NotebookRead|Grep"
+
+
+def question(payload: object) -> Question | None:
+    data = need_dict(payload, "payload")
+    event = data.get("hook_event_name")
+    if event is not None and event != EVENT:
+        return None  # registered for another event by mistake: not ours to judge
+    tool = need_str(data, "tool_name", "payload")
+    cwd = opt_str(data, "cwd")
+    if tool in SHELL_TOOLS:
+        return Question(SHELL, tool, command=need_str(need_dict(data.get("tool_input"), "tool_input"), "command",
+                                                      "tool_input"), cwd=cwd)
+    if tool in EDIT_TOOLS:
+        args = need_dict(data.get("tool_input"), "tool_input")
+        return Question(EDIT, tool, paths=[first_str(args, EDIT_TOOLS[tool], "tool_input")], cwd=cwd)
+    if tool in READ_TOOLS:
+        args = need_dict(data.get("tool_input"), "tool_input")
+        return Question(READ, tool, paths=[first_str(args, READ_TOOLS[tool], "tool_input")], cwd=cwd)
+    if tool == "Grep":
+        args = need_dict(data.get("tool_input"), "tool_input")
+        path = opt_str(args, "path")
+        return Question(READ, tool, paths=[path], cwd=cwd) if path.strip() else Question(OTHER, tool)
+    return Question(OTHER, tool)
+
+
+def reply(answer: Answer) -> tuple[str, int]:
+    """Claude reads `hookSpecificOutput.permissionDecision`; a notice also goes to the
+    user as `systemMessage`. A broken call exits 2: Claude blocks it with stderr."""
+    if answer.verdict == DENY and answer.broken:
+        return "", 2
+    decision = {ALLOW: "allow", NOTIFY: "allow", ASK: "ask", DENY: "deny"}.get(answer.verdict)
+    if decision is None:
+        return "", 0  # no opinion: Claude's own permission rules decide
+    out: dict[str, object] = {"hookSpecificOutput": {"hookEventName": EVENT, "permissionDecision": decision,
+                                                     "permissionDecisionReason": answer.message}}
+    if answer.verdict in (NOTIFY, ASK):
+        out["systemMessage"] = answer.message
+    return reason_json(out), 0
+
+
+def main(argv: list[str]) -> int:
+    from handrail.hooks.pretool import run
+
+    return run(sys.modules[__name__], argv)
+
+
+# ---- native files
+# `.claude/settings.json`, merged with what the user wrote there: tier 1 and 2 as
+# `permissions.allow`, tier 3 as `ask` (`deny` when the protocol denies it), forbidden
+# and protected paths as `Edit` denies and secrets as `Read` denies, and the
+# PreToolUse and SessionStart hooks. Claude evaluates deny, then ask, then allow, so
+# a tier-3 rule outranks any allow. Project allow rules need workspace trust (and are
+# ignored under `-p`); ask, deny and hooks always apply. Imported only by
+# `handrail permissions` and `doctor`: nothing here runs before a tool call.
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from handrail.native import JsonFile, TextFile
+    from handrail.policy.protocol import Protocol
+
+HOOK_FILE = ".claude/settings.json"
+HOOK_MARK = "handrail hook claude"
+
+
+def path_rule(pattern: str) -> str:
+    """A gitignore pattern as Claude's path rule: `/x` is x at the project root and a
+    pattern without a slash matches at any depth, as in gitignore."""
+    p = pattern.lstrip("/")
+    return f"/{p}" if "/" in p else f"/**/{p}"
+
+
+def native_files(proto: Protocol) -> list[JsonFile | TextFile]:
+    from handrail import native
+    from handrail.policy import protocol as protocols
+
+    policy = protocols.resolve_tool(proto, NAME)
+    ours = native.runs_handrail_hook
+    pre_tool = {"matcher": HOOK_MATCHER, "hooks": [
+        {"type": "command", "command": native.hook_command(NAME, block_on_failure=True), "timeout": 30}]}
+    session = {"hooks": [{"type": "command", "command": f"handrail hook session-start --harness {NAME}",
+                          "timeout": 10}]}
+    deny = [f"Bash({p.text})" for p in policy.deny]
+    deny += [f"Edit({path_rule(p)})" for p in native.path_denies()]
+    deny += [f"Read({path_rule(p)})" for p in native.secret_paths()]
+    return [native.JsonFile(HOOK_FILE, [
+        native.ListSlot(("permissions", "allow"), [f"Bash({p.text})" for p in policy.allow]),
+        native.ListSlot(("permissions", "ask"), [f"Bash({p.text})" for p in policy.ask]),
+        native.ListSlot(("permissions", "deny"), deny),
+        native.ListSlot(("hooks", "PreToolUse"), [pre_tool], ours),
+        native.ListSlot(("hooks", "SessionStart"), [session], ours),
+    ])]

@@ -1,0 +1,170 @@
+"""Codex CLI: its PreToolUse hook protocol (and, below, its native rules files)."""
+
+from __future__ import annotations
+
+# ---- hook protocol
+# `handrail hook codex`, registered in .codex/hooks.json under hooks.PreToolUse (the user
+# trusts it in /hooks). Shell calls arrive as `Bash`, edits as `apply_patch` with the
+# raw patch in `tool_input.command`. Codex cannot ask a human from a hook (an `ask`
+# counts as a failed hook and the call proceeds), so tier 3 is a deny with the way
+# forward; a `prompt` rule in .codex/rules asks instead. Its output schema allows no
+# unknown keys. This module is imported before every tool call: keep its imports light.
+import sys
+
+from handrail.hooks.pretool import (ASK, DENY, EDIT, NOTIFY, OTHER, SHELL, Answer, BadPayload, Question, need_dict,
+                                    need_str, opt_str, reason_json)
+
+NAME = "codex"
+CAN_ASK = False
+EVENT = "PreToolUse"
+SHELL_TOOLS = frozenset({"Bash", "shell", "local_shell", "exec_command", "container.exec"})
+PATCH_TOOLS = frozenset({"apply_patch", "ApplyPatch", "functions.apply_patch"})
+# `apply_patch <<'EOF' …` run through the shell is applied by Codex itself: an edit.
+PATCH_PROGRAMS = ("apply_patch", "applypatch")
+
+
+def question(payload: object) -> Question | None:
+    data = need_dict(payload, "payload")
+    event = data.get("hook_event_name")
+    if event is not None and event != EVENT:
+        return None
+    tool = need_str(data, "tool_name", "payload")
+    cwd = opt_str(data, "cwd")
+    if tool in PATCH_TOOLS:
+        return Question(EDIT, tool, paths=_patch(_text(data)), cwd=cwd)
+    if tool in SHELL_TOOLS:
+        command = _text(data)
+        if command.lstrip().split(None, 1)[0] in PATCH_PROGRAMS:
+            return Question(EDIT, "apply_patch", paths=_patch(command), cwd=cwd)
+        return Question(SHELL, tool, command=command, cwd=cwd)
+    return Question(OTHER, tool)
+
+
+def _text(data: dict) -> str:
+    """`tool_input.command` as one string. Older Codex builds send argv
+    (`["bash", "-lc", "git status"]`): the script of a shell's -c, else the words."""
+    args = need_dict(data.get("tool_input"), "tool_input")
+    command = next((args[k] for k in ("command", "cmd", "patch", "input") if k in args), None)
+    if isinstance(command, list) and command and all(isinstance(w, str) for w in command):
+        if len(command) == 3 and command[1] in ("-c", "-lc") and command[0].rsplit("/", 1)[-1] in (
+                "bash", "sh", "zsh"):
+            command = command[2]
+        else:
+            import shlex
+
+            command = shlex.join(command)
+    if not isinstance(command, str) or not command.strip() or "\0" in command:
+        raise BadPayload("tool_input.command: expected the command or patch text")
+    return command
+
+
+def _patch(text: str) -> list[str]:
+    from handrail.harnesses.patch import patch_paths
+
+    try:
+        return patch_paths(text)
+    except ValueError as e:
+        raise BadPayload(f"apply_patch: {e}") from None
+
+
+def reply(answer: Answer) -> tuple[str, int]:
+    """Deny is `permissionDecision: deny` with its reason; a notice is `systemMessage`;
+    an allow says nothing (Codex supports no `allow`). A broken call exits 2."""
+    if answer.verdict in (DENY, ASK):  # ASK never reaches here (CAN_ASK is False); refuse it if it does
+        if answer.broken:
+            return "", 2
+        return reason_json({"hookSpecificOutput": {"hookEventName": EVENT, "permissionDecision": "deny",
+                                                   "permissionDecisionReason": answer.message}}), 0
+    if answer.verdict == NOTIFY:
+        return reason_json({"systemMessage": answer.message}), 0
+    return "", 0
+
+
+def main(argv: list[str]) -> int:
+    from handrail.hooks.pretool import run
+
+    return run(sys.modules[__name__], argv)
+
+
+# ---- native files
+# `.codex/rules/handrail.rules` (handrail's own: Starlark `prefix_rule`s) and
+# `.codex/hooks.json` (merged with the user's). Codex matches a command by its argv
+# prefix and the strictest matching rule wins; handrail/prefixes.py says how a
+# protocol pattern becomes a prefix. Tier 3 becomes `prompt` (`forbidden` where the
+# protocol denies it). `allow` runs a command outside Codex's sandbox without asking,
+# so allow rules are written only for a tool whose mode is trusted or headless.
+# Imported only by `handrail permissions` and `doctor`.
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from handrail.native import JsonFile, TextFile
+    from handrail.policy.protocol import Protocol
+
+HOOK_FILE = ".codex/hooks.json"
+HOOK_MARK = "handrail hook codex"
+RULES_FILE = ".codex/rules/handrail.rules"
+
+
+def _rule(prefix: list[str], decision: str, why: str) -> str:
+    import json
+
+    words = ", ".join(json.dumps(w, ensure_ascii=False) for w in prefix)
+    return (f"prefix_rule(\n    pattern = [{words}],\n    decision = \"{decision}\",\n"
+            f"    justification = {json.dumps(why, ensure_ascii=False)},\n)\n")
+
+
+def rules_text(proto: Protocol) -> str:
+    from handrail import prefixes
+    from handrail.policy import protocol as protocols
+
+    policy = protocols.resolve_tool(proto, NAME)
+    trusted = policy.mode in ("trusted", "headless")
+    blocking, left_out = prefixes.blocking_prefixes(proto, policy)
+    out = [
+        "# handrail-managed Codex rules, generated from the autonomy protocol by `handrail permissions`.",
+        "# Edit the protocol, not this file: a hand edit is drift, and regenerating replaces it.",
+        "#",
+        "# Tier 3 (needs a human) is `prompt`, or `forbidden` where the protocol denies tier 3.",
+        "# Codex matches argv prefixes, so a pattern with a wildcard before its end is widened",
+        "# to the words before it; `handrail hook codex` judges every command by the full rules.",
+        "#",
+        "# WARNING: an `allow` rule runs its command OUTSIDE Codex's sandbox, without asking.",
+        "# handrail writes allow rules only for a tool whose mode is trusted or headless",
+        f"# (codex here: {policy.mode}, so {'tier 1 and 2 prefixes are allowed below' if trusted else 'none'}).",
+        "",
+    ]
+    for prefix, patterns in blocking:
+        decision = "forbidden" if any(p in policy.deny for p in patterns) else "prompt"
+        named = ", ".join(f"`{p.text}`" for p in patterns)
+        why = f"handrail tier 3: {named} needs a human"
+        if any(prefixes.widened(prefix, p.text) for p in patterns):
+            why += f" (as a prefix rule this covers every `{' '.join(prefix)}` command)"
+        out.append(_rule(prefix, decision, why))
+    if trusted:
+        for prefix, p in prefixes.allow_prefixes(proto, policy):
+            tier = protocols.TIER_NUMBER[p.tier]
+            out.append(_rule(prefix, "allow", f"handrail tier {tier}: `{p.text}` (runs outside the sandbox)"))
+    if left_out:
+        out.append("# Tier-3 patterns no prefix rule can hold without also catching a tier-1 command;")
+        out.append("# `handrail hook codex` refuses them:")
+        out += [f"#   {p.text}" for p in left_out]
+        out.append("")
+    return "\n".join(out)
+
+
+def native_files(proto: Protocol) -> list[JsonFile | TextFile]:
+    import re
+
+    from handrail import native
+
+    ours = native.runs_handrail_hook
+    matcher = "|".join(re.escape(t) for t in sorted(SHELL_TOOLS | PATCH_TOOLS))
+    pre_tool = {"matcher": matcher, "hooks": [
+        {"type": "command", "command": native.hook_command(NAME, block_on_failure=True), "timeout": 30}]}
+    session = {"matcher": "startup|resume", "hooks": [
+        {"type": "command", "command": f"handrail hook session-start --harness {NAME}", "timeout": 10}]}
+    return [
+        native.TextFile(RULES_FILE, rules_text(proto)),
+        native.JsonFile(HOOK_FILE, [native.ListSlot(("hooks", "PreToolUse"), [pre_tool], ours),
+                                    native.ListSlot(("hooks", "SessionStart"), [session], ours)]),
+    ]

@@ -1,0 +1,117 @@
+"""Cursor: its agent hook protocol (and, below, its native permission file)."""
+
+from __future__ import annotations
+
+# ---- hook protocol
+# `handrail hook cursor`, registered in .cursor/hooks.json for beforeShellExecution,
+# beforeReadFile and preToolUse. Shell events carry `command` and `cwd`, file events
+# `file_path`, preToolUse `tool_name` and `tool_input`; the answer is
+# `{"permission": "allow|deny|ask", "user_message", "agent_message"}`. Field names are
+# partly unverified (no Cursor client runs here), so the reader takes the known variants.
+# This module is imported before every tool call: keep its top-level imports light.
+import sys
+
+from handrail.hooks.pretool import (ALLOW, ASK, DENY, EDIT, NOTIFY, OTHER, READ, SHELL, Answer, BadPayload,
+                                    Question, first_str, need_dict, need_str, opt_str, reason_json)
+
+NAME = "cursor"
+CAN_ASK = True
+SHELL_TOOLS = frozenset({"Shell", "Bash", "run_terminal_cmd", "Terminal"})
+EDIT_TOOLS = frozenset({"Write", "Edit", "StrReplace", "MultiEdit", "Delete", "TabWrite", "edit_file", "search_replace",
+                        "delete_file", "write", "NotebookEdit", "EditNotebook"})
+READ_TOOLS = frozenset({"Read", "read_file", "ReadFile"})
+PATH_KEYS = ("file_path", "path", "target_file", "filePath", "notebook_path")
+SHELL_EVENTS = frozenset({"beforeShellExecution"})
+READ_EVENTS = frozenset({"beforeReadFile", "beforeTabFileRead"})
+TOOL_EVENTS = frozenset({"preToolUse"})
+
+
+def question(payload: object) -> Question | None:
+    data = need_dict(payload, "payload")
+    event = data.get("hook_event_name")
+    cwd = opt_str(data, "cwd") or _root(data)
+    if event in SHELL_EVENTS or (event is None and "command" in data and "tool_name" not in data):
+        return Question(SHELL, "beforeShellExecution", command=need_str(data, "command", "payload"), cwd=cwd)
+    if event in READ_EVENTS or (event is None and "file_path" in data and "tool_name" not in data):
+        return Question(READ, str(event or "beforeReadFile"), paths=[need_str(data, "file_path", "payload")], cwd=cwd)
+    if event in TOOL_EVENTS or (event is None and "tool_name" in data):
+        tool = need_str(data, "tool_name", "payload")
+        if tool in SHELL_TOOLS or tool in EDIT_TOOLS or tool in READ_TOOLS:
+            args = _args(data.get("tool_input"))
+            if tool in SHELL_TOOLS:
+                return Question(SHELL, tool, command=need_str(args, "command", "tool_input"),
+                                cwd=opt_str(args, "cwd") or opt_str(args, "working_directory") or cwd)
+            kind = EDIT if tool in EDIT_TOOLS else READ
+            return Question(kind, tool, paths=[first_str(args, PATH_KEYS, "tool_input")], cwd=cwd)
+        return Question(OTHER, tool)
+    if isinstance(event, str) and event:
+        return None  # afterFileEdit, stop, beforeMCPExecution…: nothing for this hook to judge
+    raise BadPayload("payload: no hook_event_name, command, file_path or tool_name")
+
+
+def _root(data: dict) -> str:
+    roots = data.get("workspace_roots")
+    if isinstance(roots, list) and roots and isinstance(roots[0], str) and "\0" not in roots[0]:
+        return roots[0]
+    return ""
+
+
+def _args(value: object) -> dict:
+    if isinstance(value, str):  # some events send tool_input as a JSON string
+        import json
+
+        try:
+            value = json.loads(value)
+        except ValueError:
+            raise BadPayload("tool_input: a string that is not JSON") from None
+    return need_dict(value, "tool_input")
+
+
+def reply(answer: Answer) -> tuple[str, int]:
+    """Every answer, a broken one included, is Cursor's JSON: its documented way to refuse."""
+    if answer.verdict == DENY:
+        return reason_json({"permission": "deny", "user_message": answer.message,
+                            "agent_message": answer.message}), 0
+    if answer.verdict == ASK:
+        return reason_json({"permission": "ask", "user_message": answer.message,
+                            "agent_message": answer.message}), 0
+    if answer.verdict == NOTIFY:
+        return reason_json({"permission": "allow", "user_message": answer.message}), 0
+    if answer.verdict == ALLOW:
+        return reason_json({"permission": "allow"}), 0
+    return "{}", 0  # no opinion: Cursor's own settings decide
+
+
+def main(argv: list[str]) -> int:
+    from handrail.hooks.pretool import run
+
+    return run(sys.modules[__name__], argv)
+
+
+# ---- native files
+# `.cursor/hooks.json`, merged with the user's: the shell, read and edit hooks that
+# run `handrail hook cursor`, and sessionStart. Cursor's command permissions
+# (`.cursor/cli.json`) are unverified, so none are written: the hooks decide.
+# Imported only by `handrail permissions` and `doctor`.
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from handrail.native import JsonFile, TextFile
+    from handrail.policy.protocol import Protocol
+
+HOOK_FILE = ".cursor/hooks.json"
+HOOK_MARK = "handrail hook cursor"
+
+
+def native_files(proto: Protocol) -> list[JsonFile | TextFile]:
+    from handrail import native
+
+    ours = native.runs_handrail_hook
+    command = native.hook_command(NAME)
+    slots = [native.ListSlot(("hooks", event), [{"command": command}], ours)
+             for event in sorted(SHELL_EVENTS | READ_EVENTS)]
+    slots.append(native.ListSlot(("hooks", "preToolUse"),
+                                 [{"command": command, "matcher": "|".join(sorted(EDIT_TOOLS))}], ours))
+    slots.append(native.ListSlot(("hooks", "sessionStart"),
+                                 [{"command": f"handrail hook session-start --harness {NAME}"}], ours))
+    return [native.JsonFile(HOOK_FILE, slots, defaults=[(("version",), 1)])]

@@ -1,0 +1,37 @@
+"""The file paths of an `apply_patch` patch: the format Codex writes, and OpenCode took over.
+
+    *** Begin Patch
+    *** Update File: src/app.py
+    *** Move to: src/main.py
+    @@ …
+    *** Add File: docs/new.md
+    *** Delete File: old.txt
+    *** End Patch
+
+Every path a header names is an edit: the one added, updated, deleted, and the one a
+file moves to. Headers are read with their blanks trimmed, as Codex reads them.
+"""
+
+from __future__ import annotations
+
+HEADERS = ("*** Add File:", "*** Update File:", "*** Delete File:", "*** Move to:")
+
+
+def patch_paths(text: str) -> list[str]:
+    """The paths in order, without repeats. Raises ValueError on a patch that names no
+    file or has a header without a path: such a patch is refused, never let through."""
+    out: dict[str, None] = {}
+    for line in text.splitlines():
+        line = line.strip()
+        if not line.startswith("*** "):
+            continue
+        for header in HEADERS:
+            if line.startswith(header):
+                path = line[len(header):].strip()
+                if not path:
+                    raise ValueError(f"'{header}' without a path")
+                out[path] = None
+                break
+    if not out:
+        raise ValueError("the patch names no file (no '*** Add/Update/Delete File:' line)")
+    return list(out)

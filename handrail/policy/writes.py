@@ -1,0 +1,67 @@
+"""Which files a shell command writes: each one is an edit, judged as any other edit.
+
+`echo x > src/a.py`, `tee -a notes.md`, `sed -i … f`, `cp a b`, `mv a b`, `curl -o f`:
+the classifier reads these targets already (`cmdrules.write_targets`); here they
+become absolute paths, so that the pre-tool hook asks can-edit about each of them.
+A target only known at run time (`> "$OUT"`) has no path: the classifier's rules
+judge it.
+"""
+
+from __future__ import annotations
+
+import os
+
+from handrail.policy import cmdmatch, cmdrules, unwrap
+from handrail.policy.shell import ShellSyntaxError, Word
+
+# Their operands change a path's mode or make a folder, not a file's content: only
+# their redirections are edits.
+METADATA = frozenset({"mkdir", "chmod", "chown", "chgrp", "chattr", "setfacl"})
+# Onto an existing folder (or a `dir/` target) these write `dir/<name of each source>`.
+COPIERS = frozenset({"cp", "mv", "install", "ln", "rsync", "scp"})
+
+
+def written_paths(text: str, cwd: str, home: str) -> list[str]:
+    """Absolute, normalised paths that `text` writes, in order, without repeats.
+
+    Text that cannot be parsed writes nothing here: the classifier puts it in tier 3.
+    """
+    try:
+        parts = unwrap.split(text, cwd, home)
+    except ShellSyntaxError:
+        return []
+    out: dict[str, None] = {}
+    for part in parts:
+        if not part.redirs and not part.words:
+            continue
+        toks, _ = cmdmatch.command_tokens(part.words, part.extra) if part.words else ([], [])
+        written, _removed = cmdrules.write_targets(part, toks)
+        redirected = {id(r.target) for r in part.redirs if r.target is not None}
+        for word in written:
+            if part.name in METADATA and id(word) not in redirected:
+                continue
+            path = unwrap.resolve(word, part.cwd, home)
+            if path is None:
+                continue
+            if part.name in COPIERS and id(word) not in redirected and (
+                    word.text.endswith("/") or os.path.isdir(path)):
+                for name in _source_names(part, word, path, home):
+                    out[os.path.join(path, name)] = None
+                continue
+            out[path] = None
+    return list(out)
+
+
+def _source_names(part: unwrap.Part, target: Word, path: str, home: str) -> list[str]:
+    """The file names a copy or move into the folder `path` creates there."""
+    names = []
+    for word in cmdrules.operands(part.words):
+        if word is target or word.dyn:
+            continue
+        source = unwrap.resolve(word, part.cwd, home)
+        if source is None or source == path:
+            continue
+        name = os.path.basename(source.rstrip("/"))
+        if name:
+            names.append(name)
+    return names

@@ -1,0 +1,17 @@
+"""Fixtures for the pre-tool hook tests: a guarded project."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import pytest
+
+sys.path.insert(0, str(Path(__file__).parent))  # the tests here import hookkit and anthropic_stub
+
+from hookkit import make_project  # noqa: E402
+
+
+@pytest.fixture
+def project(tmp_path: Path) -> Path:
+    return make_project(tmp_path / "project")

@@ -1,0 +1,92 @@
+"""Helpers for the pre-tool hook tests: a guarded project, the hooks run as harnesses
+run them, and where the real clients are."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+from helpers import HANDRAIL, git, run_handrail
+
+HARNESSES = ("claude", "codex", "gemini", "cursor", "copilot", "cline", "opencode")
+CONTRACT = {"allowed_files": ["src/**", "tests/**"], "forbidden_files": ["src/vendor/**"]}
+CLIENTS_DIR = os.path.join(os.path.expanduser("~"), ".cache", "handrail-clients")
+
+
+def clients_bin() -> str:
+    """Where the real clients are: HANDRAIL_CLIENTS_BIN, else the install-clients cache.
+
+    Read at import time, before the tests isolate HOME."""
+    given = os.environ.get("HANDRAIL_CLIENTS_BIN")
+    if given:
+        return given
+    base = os.environ.get("HANDRAIL_CLIENTS_DIR") or CLIENTS_DIR
+    return os.path.join(base, "node_modules", ".bin")
+
+
+CLIENTS_BIN = clients_bin()
+
+
+def client(name: str) -> str | None:
+    """The real client's executable, or None."""
+    path = os.path.join(CLIENTS_BIN, name)
+    if os.access(path, os.X_OK):
+        return path
+    return shutil.which(name)
+
+
+def needs_client(name: str) -> pytest.MarkDecorator:
+    return pytest.mark.skipif(client(name) is None, reason=(
+        f"the real `{name}` client is not installed: run scripts/install-clients "
+        f"(or point HANDRAIL_CLIENTS_BIN at a folder holding it)"))
+
+
+def make_project(path: Path) -> Path:
+    """A git repository with task 'login' in implement, scoped to src/** and tests/**
+    (never src/vendor/**), a committed src/app.py and an uncommitted .env."""
+    path.mkdir(parents=True, exist_ok=True)
+    git(path, "init", "-q", "-b", "main")
+    r = run_handrail("task", "new", "login", "--phase", "implement", cwd=path)
+    assert r.returncode == 0, r.stderr
+    (path / ".handrail" / "tasks" / "login" / "harness-contract.json").write_text(json.dumps(CONTRACT))
+    (path / "src").mkdir()
+    (path / "src" / "app.py").write_text("print('old')\n")
+    git(path, "add", "src/app.py")
+    git(path, "commit", "-q", "--no-verify", "-m", "init")
+    (path / ".env").write_text("DATABASE_PASSWORD=hunter2\n")
+    return path
+
+
+class Reply:
+    """What a harness gets back from `handrail hook NAME`."""
+
+    def __init__(self, r: subprocess.CompletedProcess[str]) -> None:
+        self.code = r.returncode
+        self.stdout = r.stdout
+        self.stderr = r.stderr
+        lines = r.stdout.strip().splitlines()
+        self.json = json.loads(lines[-1]) if lines else None
+
+    def __repr__(self) -> str:
+        return f"Reply(code={self.code}, stdout={self.stdout!r}, stderr={self.stderr!r})"
+
+
+def hook(name: str, payload: object, *, cwd: Path | str | None = None, raw: str | None = None,
+         env: dict[str, str] | None = None, args: tuple[str, ...] = ()) -> Reply:
+    """Run the installed console script as the harness does: JSON on stdin."""
+    assert HANDRAIL
+    text = raw if raw is not None else json.dumps(payload)
+    r = subprocess.run([HANDRAIL, "hook", name, *args], input=text, text=True, capture_output=True, cwd=cwd,
+                       env={**os.environ, **(env or {})}, timeout=60)
+    assert "Traceback" not in r.stderr, r.stderr
+    return Reply(r)
+
+
+def events(project: Path) -> list[dict]:
+    r = run_handrail("events", "--json", "--limit", "50", cwd=project)
+    assert r.returncode == 0, r.stderr
+    return [json.loads(line) for line in r.stdout.strip().splitlines()]
