@@ -1,0 +1,298 @@
+"""`handrail init`: from a plain git repository to a guarded one, in one command.
+
+Lays the default protocol (keeping one that is already there), `.handrail/.gitignore`,
+installs the git hooks (plain hooks, or the pre-commit framework's with handrail's
+hooks merged into `.pre-commit-config.yaml`), and generates every permission file.
+Each step leaves what is already right alone, so a second run changes nothing and
+says so.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+from typing import NamedTuple
+
+from handrail.errors import HandrailError
+from handrail.fsio import atomic_write, dump_json, read_text
+from handrail.policy import protocol as protocols
+
+IGNORE_FILE = os.path.join(".handrail", ".gitignore")
+# What is local to one machine; the protocol, tasks, contracts and generated.json are committed.
+IGNORED = ("/runtime/", "/backups/", "/tasks/*/progress.json", "/tasks/*/.progress.json.*",
+           "/tasks/*/.loop.lock", "/tasks/*/attempts/", "/tasks/*/checks/", "/tasks/*/gates/")
+PRE_COMMIT_CONFIG = ".pre-commit-config.yaml"
+# handrail's hooks for a repository's own `.pre-commit-config.yaml`: the ids of
+# `.pre-commit-hooks.yaml`, run from the handrail installed here (`language: system`),
+# so that committing needs no network; and a check that the permission files still
+# match the protocol when either changes.
+GENERATED = (r"^(\.handrail/autonomy-protocol\.json|\.aioson/config/autonomy-protocol\.json|\.handrail/generated\.json"
+             r"|\.claude/settings\.json|\.codex/|opencode\.json|\.opencode/plugin/|\.gemini/settings\.json"
+             r"|\.cursor/hooks\.json|\.github/hooks/|\.clinerules/hooks/)")
+LOCAL_HOOKS = (
+    {"id": "handrail-pre-commit", "name": "handrail (commit)", "entry": "handrail hook pre-commit",
+     "language": "system", "stages": ["pre-commit"], "pass_filenames": False, "always_run": True},
+    {"id": "handrail-pre-push", "name": "handrail (push)", "entry": "handrail hook pre-push",
+     "language": "system", "stages": ["pre-push"], "pass_filenames": False, "always_run": True},
+    {"id": "handrail-policy-check", "name": "handrail policy check", "entry": "handrail policy check",
+     "language": "system", "stages": ["pre-commit"], "files": r"^\.handrail/", "pass_filenames": False},
+    {"id": "handrail-permissions-check", "name": "handrail permissions in sync", "entry": "handrail permissions --check",
+     "language": "system", "stages": ["pre-commit"], "files": GENERATED, "pass_filenames": False},
+)
+NEXT = (
+    ("handrail task new my-change --title \"What you are changing\"", "create a task (it starts in plan)"),
+    ("handrail task phase my-change implement", "agents may edit while a task is in implement"),
+    ("handrail doctor", "check that everything is in place"),
+)
+
+
+class Step(NamedTuple):
+    what: str      # a path, or `git hooks`
+    did: str       # created, updated, kept, installed, unchanged, …
+
+    @property
+    def changed(self) -> bool:
+        return not self.did.startswith(("kept", "unchanged"))
+
+
+def repository_root(project: str) -> tuple[str, str]:
+    """(work tree root, hooks folder) of the repository around `project`."""
+    from handrail import repo as git
+
+    try:
+        r = git.open_path(project)
+    except HandrailError:
+        where = os.path.abspath(project)
+        raise HandrailError(f"{where}: not inside a git repository; handrail guards a git repository: run "
+                            f"`git init` there first (or pass --project REPO), then `handrail init`",
+                            reason="not_a_repository") from None
+    if r.is_bare:
+        raise HandrailError(f"{git.workdir(r)}: a bare repository has no work tree to guard; run `handrail init` "
+                            "in a clone of it", reason="not_a_repository")
+    return git.workdir(r), git.hooks_dir(r)
+
+
+# --------------------------------------------------------------------------- the protocol
+
+
+def lay_protocol(root: str, tools: list[str] | None, force: bool) -> Step:
+    """Keep a valid protocol; lay the default where there is none (only `tools` in it,
+    when given); replace an invalid one only with `force`, after a backup."""
+    found = protocols.discover(root)
+    target = os.path.join(root, protocols.PROTOCOL_PATHS[0])
+    did = "created (the default policy)"
+    if found is not None:
+        try:
+            protocols.load(root)
+            return Step(os.path.relpath(found, root), "kept (already there)")
+        except HandrailError as e:
+            if not force:
+                raise HandrailError(f"{e}: fix it, or rerun with --force to replace it with the default policy "
+                                    "(the old one is backed up)", reason=e.reason) from None
+        if os.path.abspath(found) == os.path.abspath(target):
+            from handrail.permissions import claim_backup_dir
+
+            backup = os.path.join(claim_backup_dir(root), "init")
+            os.makedirs(backup, exist_ok=True)
+            shutil.copy2(found, os.path.join(backup, os.path.basename(found)))
+            did = f"replaced with the default policy (the invalid one is in {os.path.relpath(backup, root)})"
+        else:
+            did = f"created (the default policy; the invalid {os.path.relpath(found, root)} is no longer read)"
+    text = read_text(protocols.DEFAULT_PROTOCOL)
+    if tools:
+        import json
+
+        data = json.loads(text)
+        unknown = [t for t in tools if t not in data["tools"]]
+        if unknown:
+            raise HandrailError(f"--tools {','.join(unknown)}: no such tool in the default policy "
+                                f"(tools: {', '.join(data['tools'])})", reason="bad_arguments")
+        data["tools"] = {name: spec for name, spec in data["tools"].items() if name in tools}
+        text = dump_json(data)
+    atomic_write(target, text)
+    return Step(protocols.PROTOCOL_PATHS[0], did)
+
+
+def ignore_local_state(root: str) -> Step:
+    """`.handrail/.gitignore`: the lines of IGNORED it lacks are added; the user's stay."""
+    path = os.path.join(root, IGNORE_FILE)
+    try:
+        current = read_text(path)
+    except HandrailError:
+        current = None
+    have = set((current or "").split())
+    missing = [line for line in IGNORED if line not in have]
+    if not missing:
+        return Step(IGNORE_FILE, "kept (already there)")
+    head = "# handrail: what stays on this machine (runtime, backups, loop state)\n" if current is None else ""
+    body = (current or "") + ("\n" if current and not current.endswith("\n") else "")
+    atomic_write(path, body + head + "".join(f"{line}\n" for line in missing))
+    return Step(IGNORE_FILE, "created" if current is None else "updated")
+
+
+# --------------------------------------------------------------------------- git hooks
+
+
+def plain_hooks(root: str, hooks: str, force: bool) -> list[Step]:
+    from handrail import install_hooks
+
+    return [Step(f"git hook {a.hook}", a.did) for a in install_hooks.install(hooks, root, force=force)]
+
+
+def _hook_bytes(hooks: str) -> dict[str, bytes | None]:
+    out: dict[str, bytes | None] = {}
+    for name in ("pre-commit", "pre-push"):
+        try:
+            with open(os.path.join(hooks, name), "rb") as f:
+                out[name] = f.read()
+        except FileNotFoundError:
+            out[name] = None
+    return out
+
+
+def pre_commit_executable() -> str | None:
+    return shutil.which("pre-commit", path=os.path.dirname(sys.executable)) or shutil.which("pre-commit")
+
+
+def framework_hooks(root: str, hooks: str) -> list[Step]:
+    """handrail's hooks merged into `.pre-commit-config.yaml`, and `pre-commit install`
+    for both hook types (handrail's plain hooks, where installed, are removed first so
+    that nothing runs twice)."""
+    from handrail import install_hooks
+    from handrail.repo import no_git_env
+
+    exe = pre_commit_executable()
+    if exe is None:
+        raise HandrailError("pre-commit is not installed here: install it (`pip install pre-commit`), or run "
+                            "`handrail init --git-hooks` for plain git hooks", reason="missing_tool")
+    steps = [merge_pre_commit_config(root)]
+    if any(install_hooks.is_ours(os.path.join(hooks, name)) for name in install_hooks.HOOKS):
+        for a in install_hooks.uninstall(hooks):
+            steps.append(Step(f"git hook {a.hook}", f"{a.did} (the pre-commit framework runs handrail now)"))
+    before = _hook_bytes(hooks)
+    r = subprocess.run([exe, "install", "--hook-type", "pre-commit", "--hook-type", "pre-push"], cwd=root,
+                       env=no_git_env(), capture_output=True, text=True)
+    if r.returncode != 0:
+        said = (r.stderr.strip() or r.stdout.strip()).splitlines()
+        raise HandrailError(f"pre-commit install failed (exit {r.returncode}): {said[-1] if said else 'no output'}",
+                            reason="hook_install_failed")
+    after = _hook_bytes(hooks)
+    for name in ("pre-commit", "pre-push"):
+        steps.append(Step(f"git hook {name}", "unchanged" if before[name] == after[name] else
+                          "installed (by the pre-commit framework)"))
+    return steps
+
+
+def merge_pre_commit_config(root: str) -> Step:
+    """Add handrail's hooks that `.pre-commit-config.yaml` lacks, as one `repo: local`
+    entry inserted as text at the end of `repos:`, so the user's comments and layout
+    stay. A config that is not valid YAML is left untouched."""
+    import yaml
+
+    path = os.path.join(root, PRE_COMMIT_CONFIG)
+    try:
+        current: str | None = read_text(path)
+    except HandrailError:
+        current = None
+    data = None
+    if current is not None:
+        try:
+            data = yaml.safe_load(current)
+        except yaml.YAMLError as e:
+            mark = getattr(e, "problem_mark", None)
+            where = f" at line {mark.line + 1}" if mark is not None else ""
+            raise HandrailError(f"{PRE_COMMIT_CONFIG}: invalid YAML{where}; handrail left it untouched: fix it, "
+                                "then run `handrail init --pre-commit` again", reason="invalid_config") from None
+        if data is not None and not isinstance(data, dict):
+            raise HandrailError(f"{PRE_COMMIT_CONFIG}: expected a mapping at the top level; handrail left it "
+                                "untouched", reason="invalid_config")
+    repos = (data or {}).get("repos", [])
+    if not isinstance(repos, list):
+        raise HandrailError(f"{PRE_COMMIT_CONFIG}: repos: expected a list; handrail left it untouched",
+                            reason="invalid_config")
+    present = {h.get("id") for r in repos if isinstance(r, dict) for h in r.get("hooks") or [] if isinstance(h, dict)}
+    missing = [h for h in LOCAL_HOOKS if h["id"] not in present]
+    if not missing:
+        return Step(PRE_COMMIT_CONFIG, "kept (already runs handrail's hooks)")
+    text = _insert_local_repo(current or "", missing)
+    check = yaml.safe_load(text)
+    got = {h.get("id") for r in check.get("repos", []) for h in r.get("hooks") or []}
+    if not all(h["id"] in got for h in LOCAL_HOOKS):  # pragma: no cover - a layout the text insert misread
+        data = data or {}
+        data.setdefault("repos", []).append({"repo": "local", "hooks": missing})
+        text = yaml.safe_dump(data, sort_keys=False)
+    backup = None
+    if current is not None:
+        from handrail.permissions import claim_backup_dir
+
+        backup = os.path.join(claim_backup_dir(root), "init")
+    atomic_write(path, text, backup_dir=backup)
+    return Step(PRE_COMMIT_CONFIG, "created" if current is None else "updated (handrail's hooks added)")
+
+
+def _insert_local_repo(text: str, hooks: list[dict]) -> str:
+    import re
+
+    import yaml
+
+    lines = text.splitlines(keepends=True)
+    if lines and not lines[-1].endswith("\n"):
+        lines[-1] += "\n"
+    start = next((i for i, line in enumerate(lines) if re.match(r"repos\s*:\s*(#.*)?$", line.rstrip("\n"))), None)
+    if start is None:
+        # No block-style `repos:`: a new file, or none yet (a flow-style one fails the check above).
+        lines += ["repos:\n"]
+        start = len(lines) - 1
+    end = next((i for i in range(start + 1, len(lines)) if re.match(r"[^\s#-]", lines[i])), len(lines))
+    while end > start + 1 and (not lines[end - 1].strip() or lines[end - 1].startswith("#")):
+        end -= 1  # after the last item: blank lines and comments there belong to what follows
+    indent = next((m.group(1) for line in lines[start + 1:end] if (m := re.match(r"(\s*)- ", line))), "")
+    block = yaml.safe_dump([{"repo": "local", "hooks": hooks}], sort_keys=False)
+    block = "".join(indent + line if line.strip() else line for line in block.splitlines(keepends=True))
+    return "".join(lines[:end]) + block + "".join(lines[end:])
+
+
+# --------------------------------------------------------------------------- the command
+
+
+def init(project: str, *, tools: list[str] | None = None, pre_commit: bool = False, force: bool = False) -> dict:
+    """Set the repository around `project` up; the `--json` answer."""
+    from handrail import permissions
+
+    root, hooks = repository_root(project)
+    steps = [lay_protocol(root, tools, force), ignore_local_state(root)]
+    steps += framework_hooks(root, hooks) if pre_commit else plain_hooks(root, hooks, force)
+    result = permissions.run(root, tools=tools)
+    for f in result["files"]:
+        did = {"create": "created", "update": "updated"}.get(f["change"], "unchanged")
+        if f.get("backup"):
+            did += f" (the old one is in {f['backup']})"
+        steps.append(Step(f["path"], did))
+    changed = any(s.changed for s in steps)
+    notes = [n for n in result["notes"] if "built-in default" not in n]
+    if changed and "codex" in result["tools"]:
+        notes.append("codex: Codex runs a project's hooks once you trust them (/hooks in Codex), and its rules "
+                     "once you trust the project")
+    if changed and "claude" in result["tools"]:
+        notes.append("claude: Claude Code applies the project's allow rules once you trust the workspace; "
+                     "its ask and deny rules and the hooks apply at once")
+    return {"root": root, "changed": changed, "hooks": "pre-commit" if pre_commit else "git",
+            "tools": result["tools"], "steps": [{"what": s.what, "did": s.did} for s in steps],
+            "notes": notes, "next": [c for c, _why in NEXT]}
+
+
+def text_report(result: dict) -> list[str]:
+    lines = [f"handrail init in {result['root']}"]
+    width = max(len(s["what"]) for s in result["steps"])
+    for s in result["steps"]:
+        lines.append(f"  {s['what']:<{width}}  {s['did']}")
+    if not result["changed"]:
+        lines.append("nothing changed: this repository is already guarded")
+    for n in result["notes"]:
+        lines.append(f"note: {n}")
+    lines.append("next:")
+    width = max(len(c) for c, _why in NEXT)
+    lines += [f"  {c:<{width}}  # {why}" for c, why in NEXT]
+    return lines
