@@ -523,6 +523,10 @@ def _hook_passthrough(name: str, module: str, summary: str) -> None:
 
 _hook_passthrough("pre-commit", "handrail.hooks.pre_commit", "git pre-commit: refuse a commit that breaks the policy.")
 _hook_passthrough("pre-push", "handrail.hooks.pre_push", "git pre-push: refuse a push that breaks the policy.")
+for _name, _harness in (("claude", "Claude Code"), ("codex", "Codex CLI"), ("gemini", "Gemini CLI"),
+                        ("cursor", "Cursor"), ("copilot", "GitHub Copilot"), ("cline", "Cline"),
+                        ("opencode", "OpenCode (its plugin)")):
+    _hook_passthrough(_name, f"handrail.harnesses.{_name}", f"{_harness} pre-tool hook: allow, ask or deny a tool call.")
 
 
 @cli.group()
@@ -903,6 +907,94 @@ def loop_retro(slug: str, project: str, as_json: bool) -> None:
         return
     for text in report.retro_text(found):
         click.echo(text)
+
+
+# ----------------------------------------------------------------------------- setup: init, permissions, doctor
+
+
+def _tool_list(values: tuple[str, ...]) -> list[str] | None:
+    """`--tool a --tool b` and `--tools a,b` alike; None when none was given."""
+    names = [n.strip() for v in values for n in v.split(",") if n.strip()]
+    return names or None
+
+
+@cli.command()
+@click.option("--tools", "tools", multiple=True, metavar="T[,T…]",
+              help="Only these harnesses (default: every one the protocol lists); repeatable or comma-separated.")
+@click.option("--pre-commit", "hook_kind", flag_value="pre-commit",
+              help="Add handrail's hooks to .pre-commit-config.yaml and run `pre-commit install`.")
+@click.option("--git-hooks", "hook_kind", flag_value="git", default=True,
+              help="Plain git hooks, no framework needed (the default).")
+@click.option("--force", is_flag=True,
+              help="Replace an invalid protocol with the default, and install the git hooks over an earlier saved one.")
+@project_option
+@json_option
+def init(tools: tuple[str, ...], hook_kind: str, force: bool, project: str, as_json: bool) -> None:
+    """Guard this git repository: protocol, git hooks and every harness's permission files."""
+    from handrail.init import init as run_init
+    from handrail.init import text_report
+
+    result = run_init(project, tools=_tool_list(tools), pre_commit=hook_kind == "pre-commit", force=force)
+    if as_json:
+        emit_json(result)
+        return
+    for text in text_report(result):
+        click.echo(text)
+
+
+@cli.command()
+@click.option("--tool", "tools", multiple=True, metavar="T",
+              help="Only this harness (default: every one the protocol lists); repeatable.")
+@click.option("--check", is_flag=True, help="Write nothing; exit 1 when a file differs from what would be generated.")
+@click.option("--dry-run", is_flag=True, help="Write nothing; print the diff of each file that would change.")
+@project_option
+@protocol_option
+@json_option
+def permissions(tools: tuple[str, ...], check: bool, dry_run: bool, project: str, protocol: str | None,
+                as_json: bool) -> None:
+    """Write each harness's own permission and hook files from the protocol (merged, backed up)."""
+    from handrail.permissions import run as run_permissions
+
+    mode = "check" if check else "dry-run" if dry_run else "write"
+    result = run_permissions(project, tools=_tool_list(tools), protocol=protocol, mode=mode)
+    if as_json:
+        emit_json(result)
+        raise SystemExit(0 if result["ok"] else 1)
+    for note in result["notes"]:
+        click.echo(f"note: {note}")
+    words = {"write": {"create": "created", "update": "updated", "none": "unchanged"},
+             "check": {"create": "missing", "update": "differs", "none": "in sync"},
+             "dry-run": {"create": "would create", "update": "would update", "none": "unchanged"}}[mode]
+    width = max((len(f["path"]) for f in result["files"]), default=0)
+    for f in result["files"]:
+        backup = f"  (backup: {f['backup']})" if f.get("backup") else ""
+        click.echo(f"{words[f['change']]:<12} {f['path']:<{width}}  {f['tool']}{backup}")
+        if f.get("diff"):
+            click.echo(f["diff"], nl=False)
+    pending = sum(f["change"] != "none" for f in result["files"])
+    if mode == "check" and pending:
+        click.echo(f"{pending} file{'s' if pending != 1 else ''} differ from the protocol: run `handrail permissions`")
+    elif mode != "check" and not pending:
+        click.echo("every file is in sync with the protocol; nothing written")
+    raise SystemExit(0 if result["ok"] else 1)
+
+
+@cli.command()
+@click.option("--fix", is_flag=True, help="Regenerate files (with backups) and reinstall hooks, then check again.")
+@project_option
+@json_option
+def doctor(fix: bool, project: str, as_json: bool) -> None:
+    """Check protocol, generated files, git and harness hooks, runtime and advice. Exit 0 ok, 1 not."""
+    from handrail.doctor import run as run_doctor
+    from handrail.doctor import text_report
+
+    report = run_doctor(project, fix=fix)
+    if as_json:
+        emit_json(report)
+    else:
+        for text in text_report(report):
+            click.echo(text)
+    raise SystemExit(0 if report["ok"] else 1)
 
 
 # ----------------------------------------------------------------------------- running

@@ -15,7 +15,6 @@ import tempfile
 from collections.abc import Callable
 
 from handrail.fsio import atomic_write, dump_json
-from handrail.policy import protocol as protocols
 
 ALLOWED, REFUSED, NOTICE = "✓ allowed", "✗ refused", "ℹ notice "
 
@@ -31,8 +30,13 @@ def show(mark: str, what: str, why: str) -> None:
 
 def setup(project: str) -> None:
     subprocess.run(["git", "init", "-q", project], check=True)
-    with open(protocols.DEFAULT_PROTOCOL, encoding="utf-8") as f:
-        atomic_write(os.path.join(project, protocols.PROTOCOL_PATHS[0]), f.read())
+    r = handrail(project, "init", "--json")  # protocol, git hooks, every harness's permission files
+    if r.returncode != 0:
+        raise RuntimeError(f"handrail init failed: {r.stderr.strip()}")
+    steps = json.loads(r.stdout.splitlines()[-1])["steps"]
+    files = [s["what"] for s in steps if s["did"] == "created" and not s["what"].startswith(".handrail")]
+    print(f"$ handrail init: the default policy, git hooks, and {len(files)} harness files "
+          f"({', '.join(files[:3])}, …)\n")
     contract = {
         "feature": "login form",
         "contract_mode": "safe",
@@ -125,6 +129,25 @@ def layer_classify(project: str) -> None:
         if answer["tier"] == 2:
             show(NOTICE, "", "the operator is told: it changes the work tree")
 
+def layer_pretool(project: str) -> None:
+    print("layer: pre-tool — Claude Code asks `handrail hook claude` before every tool call")
+    root = os.path.abspath(project)
+    handrail(project, "task", "phase", "login", "implement")  # edits are in scope: only the rules refuse
+    calls = [("Bash", {"command": "git push --force origin main", "description": "push"}, "git push --force"),
+             ("Edit", {"file_path": os.path.join(root, ".env"), "old_string": "hunter2", "new_string": "x"},
+              ".env")]
+    for tool, tool_input, what in calls:
+        payload = {"session_id": "demo", "hook_event_name": "PreToolUse", "cwd": root, "tool_name": tool,
+                   "tool_input": tool_input, "tool_use_id": "toolu_demo"}
+        r = handrail(project, "hook", "claude", input=json.dumps(payload), env={"HANDRAIL_AGENT": ""})
+        out = json.loads(r.stdout.splitlines()[-1])["hookSpecificOutput"] if r.stdout.strip() else {}
+        decision, reason = out.get("permissionDecision", "deny"), out.get("permissionDecisionReason", r.stderr.strip())
+        how = ("a human approves it or it does not run (under -p: denied)" if decision == "ask"
+               else "the call does not run")
+        show(REFUSED if decision in ("ask", "deny") else ALLOWED, f"{tool}: {what}", f"{decision}: {how}")
+        print(f"      Claude Code {'asks the user' if decision == 'ask' else 'tells the agent'}: {reason}")
+
+
 def layer_memory(project: str) -> None:
     print("layer: memory — a change that matters asks the next agent to update the project's description")
     from datetime import timedelta
@@ -209,7 +232,25 @@ def layer_loop(project: str) -> None:
          "done: the violation went back as feedback, was reverted, the criterion passed" if r.returncode == 0 else last)
 
 
-LAYERS: list[Callable[[str], None]] = [layer_can_edit, layer_git, layer_records, layer_classify, layer_memory, layer_loop]
+def layer_doctor(project: str) -> None:
+    print("layer: doctor — is every layer still in place? A hand edit is drift, judged by content")
+    # The agents' shell finds handrail where this one runs from, as the harness hooks need.
+    env = {"PATH": os.pathsep.join([os.path.dirname(sys.executable), os.environ.get("PATH", "")])}
+    settings = os.path.join(project, ".claude", "settings.json")
+    with open(settings, encoding="utf-8") as f:
+        data = json.load(f)
+    data["permissions"]["ask"].remove("Bash(git push --force *)")
+    atomic_write(settings, dump_json(data))
+    for args, what in ((["doctor"], "a tier-3 rule removed by hand"), (["doctor", "--fix"], "handrail doctor --fix")):
+        r = handrail(project, *args, "--json", env=env)
+        report = json.loads(r.stdout.splitlines()[-1])
+        first = next((f["finding"] for f in report["findings"] if f["severity"] == "error"), None)
+        show(ALLOWED if report["ok"] else REFUSED, what, first or f"ok: {report['errors']} errors, "
+             f"{report['warnings']} warnings ({', '.join(report.get('fixed', [])) or 'nothing to fix'})")
+
+
+LAYERS: list[Callable[[str], None]] = [layer_can_edit, layer_git, layer_records, layer_classify, layer_pretool,
+                                      layer_memory, layer_loop, layer_doctor]
 
 
 def run_demo() -> int:
@@ -217,7 +258,7 @@ def run_demo() -> int:
     project = os.path.join(folder, "repo")
     try:
         print(f"handrail demo in a throwaway repository: {project}")
-        print("policy: the built-in default; task 'login' may change src/** and tests/**, never src/vendor/**\n")
+        print("policy: the default; task 'login' may change src/** and tests/**, never src/vendor/**")
         setup(project)
         for layer in LAYERS:
             layer(project)

@@ -53,15 +53,26 @@ def ensure_runtime_dir(project: str) -> str:
 def connect(project: str):  # type: ignore[no-untyped-def]
     import sqlite3
 
-    ensure_runtime_dir(project)
-    conn = sqlite3.connect(db_path(project), timeout=BUSY_TIMEOUT_MS / 1000, isolation_level=None)
+    path = db_path(project)
+    fresh = not os.path.exists(path)
+    if fresh:
+        ensure_runtime_dir(project)
+    conn = sqlite3.connect(path, timeout=BUSY_TIMEOUT_MS / 1000, isolation_level=None)
     conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
-    conn.execute("PRAGMA journal_mode = WAL")
     # With WAL, NORMAL still never corrupts; it only skips an fsync per event, which
     # matters when many hooks record at once.
     conn.execute("PRAGMA synchronous = NORMAL")
-    conn.executescript(SCHEMA)
+    # WAL mode and the table persist in the file: a hook that records into an existing
+    # log (the common case, before every tool call) skips setting them up again.
+    if fresh or not _has_table(conn):
+        conn.execute("PRAGMA journal_mode = WAL")
+        conn.executescript(SCHEMA)
     return conn
+
+
+def _has_table(conn) -> bool:  # type: ignore[no-untyped-def]
+    row = conn.execute("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'agent_events'").fetchone()
+    return row is not None
 
 
 def record(project: str, event_type: str, *, agent: str | None = None, task: str | None = None,
