@@ -48,9 +48,10 @@ def cli() -> None:
     """Keep AI coding agents inside the autonomy their operator granted."""
 
 
-def _passthrough(name: str, module: str, summary: str) -> None:
-    @cli.command(name, help=summary, context_settings={"ignore_unknown_options": True, "allow_extra_args": True,
-                                                      "help_option_names": []})
+def _passthrough(name: str, module: str, summary: str, group: click.Group | None = None) -> None:
+    """Declare a hot-path command for --help; `handrail.main` runs it without click."""
+    @(group or cli).command(name, help=summary, context_settings={"ignore_unknown_options": True,
+                                                                  "allow_extra_args": True, "help_option_names": []})
     @click.argument("args", nargs=-1, type=click.UNPROCESSED)
     def command(args: tuple[str, ...]) -> None:
         import importlib
@@ -508,25 +509,12 @@ def hook() -> None:
     """Entry points that git and the harnesses call: one event in, one answer out."""
 
 
-def _hook_passthrough(name: str, module: str, summary: str) -> None:
-    @hook.command(name, help=summary, context_settings={"ignore_unknown_options": True, "allow_extra_args": True,
-                                                       "help_option_names": []})
-    @click.argument("args", nargs=-1, type=click.UNPROCESSED)
-    def command(args: tuple[str, ...]) -> None:
-        import importlib
-
-        if any(a in ("-h", "--help") for a in args):
-            click.echo(importlib.import_module(module).__doc__)
-            raise SystemExit(0)
-        raise SystemExit(importlib.import_module(module).main(list(args)))
-
-
-_hook_passthrough("pre-commit", "handrail.hooks.pre_commit", "git pre-commit: refuse a commit that breaks the policy.")
-_hook_passthrough("pre-push", "handrail.hooks.pre_push", "git pre-push: refuse a push that breaks the policy.")
+_passthrough("pre-commit", "handrail.hooks.pre_commit", "git pre-commit: refuse a commit that breaks the policy.", hook)
+_passthrough("pre-push", "handrail.hooks.pre_push", "git pre-push: refuse a push that breaks the policy.", hook)
 for _name, _harness in (("claude", "Claude Code"), ("codex", "Codex CLI"), ("gemini", "Gemini CLI"),
                         ("cursor", "Cursor"), ("copilot", "GitHub Copilot"), ("cline", "Cline"),
                         ("opencode", "OpenCode (its plugin)")):
-    _hook_passthrough(_name, f"handrail.harnesses.{_name}", f"{_harness} pre-tool hook: allow, ask or deny a tool call.")
+    _passthrough(_name, f"handrail.harnesses.{_name}", f"{_harness} pre-tool hook: allow, ask or deny a tool call.", hook)
 
 
 @cli.group()
@@ -684,10 +672,10 @@ def guard(project: str, as_json: bool) -> None:
 # ----------------------------------------------------------------------------- living memory
 
 
-_hook_passthrough("post-commit", "handrail.hooks.post_commit",
-                  "git post-commit: note when the project's description went stale (never fails).")
-_hook_passthrough("session-start", "handrail.hooks.session_start",
-                  "Agent session start: one line of context while a reflection is pending.")
+_passthrough("post-commit", "handrail.hooks.post_commit",
+             "git post-commit: note when the project's description went stale (never fails).", hook)
+_passthrough("session-start", "handrail.hooks.session_start",
+             "Agent session start: one line of context while a reflection is pending.", hook)
 
 
 @cli.group()
