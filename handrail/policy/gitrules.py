@@ -221,7 +221,7 @@ def _one_path(path: str, change: ChangeLike, policy: GitPolicy, commit: str | No
                 fix += " (a human may make this change)"
             return Problem(PATH, f"{shown}{how} {state}: {refusal.why}",
                            f"'{refusal.rule}' from {refusal.source}; binds {whom}", fix, path, commit)
-    bounded = [t for t in policy.edit if t.scope is not None and t.scope.allowed]
+    bounded = [t for t in policy.edit if t.scope is not None and t.scope.allowed.patterns]
     for t in policy.edit:
         if t.scope is None:
             continue
@@ -331,7 +331,17 @@ _SECRET_HINT = re.compile(rb"PRIVATE KEY|sk-ant-|sk-proj-|gh[pousr]_|github_pat_
 
 
 def find_secrets(data: bytes) -> list[SecretHit]:
-    """Every secret in `data`, with its line and a preview that does not reveal it."""
+    """Every secret in `data`, with its line and a preview that does not reveal it.
+
+    Text in UTF-16 or UTF-32 (a NUL beside every ASCII character) is read with its
+    NULs taken out, so that a token saved in another encoding is still found."""
+    if b"\0" in data:
+        hits = _find_secrets(data)
+        return hits or _find_secrets(data.replace(b"\0", b""))
+    return _find_secrets(data)
+
+
+def _find_secrets(data: bytes) -> list[SecretHit]:
     if _SECRET_HINT.search(data) is None:
         return []
     hits = []

@@ -128,7 +128,9 @@ def contract_refusal(path: str, scope: ContractScope | None) -> Refusal | None:
     hit = scope.forbidden.match(path)
     if hit is not None:
         return Refusal(FORBIDDEN_FILE, hit, scope.source, "forbidden by the task contract")
-    if scope.allowed and scope.allowed.match(path) is None:
+    # A written list restricts even where none of its patterns can match (an unclosed
+    # `[`, a comment, blanks): it then allows nothing, never everything.
+    if scope.allowed.patterns and scope.allowed.match(path) is None:
         return Refusal(NOT_IN_ALLOWED, ", ".join(scope.allowed.patterns), scope.source,
                        "outside the task contract's allowed_files")
     return None

@@ -245,6 +245,101 @@ def _simple_list(text: str) -> list[Pipeline] | None:
     return out
 
 
+BRACE_LIMIT = 256
+_SEQ = re.compile(r"(-?\d+)\.\.(-?\d+)(?:\.\.-?\d+)?|([A-Za-z])\.\.([A-Za-z])(?:\.\.-?\d+)?")
+
+
+def _skip_quoted(raw: str, i: int) -> int:
+    """The index after the quoted or escaped piece that starts at `i` (or `i` itself)."""
+    c = raw[i]
+    if c == "\\":
+        return i + 2
+    if c == "'":
+        j = raw.find("'", i + 1)
+        return len(raw) if j < 0 else j + 1
+    if c == '"':
+        j = i + 1
+        while j < len(raw) and raw[j] != '"':
+            j += 2 if raw[j] == "\\" else 1
+        return j + 1
+    if c == "$" and raw[i + 1 : i + 2] in ("{", "("):
+        close = "}" if raw[i + 1] == "{" else ")"
+        depth, j = 0, i + 1
+        while j < len(raw):
+            if raw[j] == raw[i + 1]:
+                depth += 1
+            elif raw[j] == close:
+                depth -= 1
+                if depth == 0:
+                    return j + 1
+            j += 1
+        return len(raw)
+    return i
+
+
+def brace_expand(raw: str, _budget: list[int] | None = None) -> list[str] | None:
+    """The raw words bash's brace expansion makes of the raw word `raw`, or None when it
+    has no brace expression. Bounded: at most BRACE_LIMIT words."""
+    budget = _budget if _budget is not None else [BRACE_LIMIT]
+    i, n = 0, len(raw)
+    while i < n:
+        j = _skip_quoted(raw, i)
+        if j != i:
+            i = j
+            continue
+        if raw[i] != "{":
+            i += 1
+            continue
+        depth, k, commas, end = 0, i + 1, [], -1
+        while k < n:
+            q = _skip_quoted(raw, k)
+            if q != k:
+                k = q
+                continue
+            c = raw[k]
+            if c == "{":
+                depth += 1
+            elif c == "}":
+                if depth == 0:
+                    end = k
+                    break
+                depth -= 1
+            elif c == "," and depth == 0:
+                commas.append(k)
+            k += 1
+        if end < 0:
+            i += 1
+            continue
+        body = raw[i + 1 : end]
+        if commas:
+            bounds = [i, *commas, end]
+            alts = [raw[bounds[m] + 1 : bounds[m + 1]] for m in range(len(bounds) - 1)]
+        else:
+            m = _SEQ.fullmatch(body)
+            if m is None:
+                i += 1
+                continue
+            if m.group(1) is not None:
+                a, b = int(m.group(1)), int(m.group(2))
+                step = 1 if b >= a else -1
+                alts = [str(x) for x in range(a, b + step, step)[:BRACE_LIMIT]]
+            else:
+                a, b = ord(m.group(3)), ord(m.group(4))
+                step = 1 if b >= a else -1
+                alts = [chr(x) for x in range(a, b + step, step)]
+        pre, post = raw[:i], raw[end + 1 :]
+        out: list[str] = []
+        for alt in alts:
+            more = brace_expand(pre + alt + post, budget)
+            for one in more if more is not None else [pre + alt + post]:
+                if budget[0] <= 0:
+                    return out
+                budget[0] -= 1
+                out.append(one)
+        return out
+    return None
+
+
 def ansi_c(body: str) -> str:
     """The value of a `$'…'` string (bash's escapes)."""
     out: list[str] = []
@@ -507,7 +602,7 @@ class _Parser:
             r = self.peek_redir()
             if r is None:
                 return
-            node.redirs.append(self.parse_redir(*r))
+            node.redirs += self.parse_redirs(*r)
 
     def parse_simple(self) -> Simple | Compound:
         cmd = Simple()
@@ -517,7 +612,7 @@ class _Parser:
                 break
             r = self.peek_redir()
             if r is not None:
-                cmd.redirs.append(self.parse_redir(*r))
+                cmd.redirs += self.parse_redirs(*r)
                 continue
             op = self.peek_op()
             if op == "(" and len(cmd.words) == 1 and not cmd.assigns:
@@ -539,10 +634,41 @@ class _Parser:
             if not cmd.words and _ASSIGN.match(self.s, start):
                 cmd.assigns.append(w)
             else:
-                cmd.words.append(w)
+                cmd.words += self.brace_words(w)
         if not cmd.words and not cmd.assigns and not cmd.redirs:
             self.error("expected a command")
         return cmd
+
+    def brace_words(self, w: Word) -> list[Word]:
+        """The words bash's brace expansion makes of `w`: `rm -rf {x,/}` removes `/`."""
+        if "{" not in w.raw:
+            return [w]
+        alts = brace_expand(w.raw)
+        if alts is None:
+            return [w]
+        out = []
+        for alt in alts:
+            if not alt:
+                continue  # an unquoted empty word is dropped
+            sub = _Parser(alt, self.depth)
+            try:
+                one = sub.read_word()
+            except ShellSyntaxError:
+                return [w]
+            if sub.i != sub.n:
+                return [w]
+            out.append(one)
+        return out or [w]
+
+    def parse_redirs(self, fd: str | None, op: str) -> list[Redir]:
+        """One redirection; one for each word its target expands to (`> {.git/config,}`)."""
+        r = self.parse_redir(fd, op)
+        if op in ("<<", "<<-") or r.target is None:
+            return [r]
+        targets = self.brace_words(r.target)
+        if len(targets) == 1 and targets[0] is r.target:
+            return [r]
+        return [Redir(op, fd, t) for t in targets]
 
     def parse_redir(self, fd: str | None, op: str) -> Redir:
         self.i += (len(fd) if fd else 0) + len(op)

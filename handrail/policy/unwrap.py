@@ -14,7 +14,7 @@ from __future__ import annotations
 import os
 
 from handrail.policy.shell import SENT, Compound, Pipeline, ShellSyntaxError, Simple, Word, parse
-from handrail.policy.wrappers import DOWNLOAD, DOWNLOADERS, DYNAMIC, SHELLS, step
+from handrail.policy.wrappers import DOWNLOAD, DOWNLOADERS, DYNAMIC, SHELLS, command_options, exec_env, step
 
 TYPE_CHECKING = False  # typing itself costs milliseconds on the hot path
 if TYPE_CHECKING:
@@ -242,6 +242,9 @@ class Flat:
         part.name = prog_name(w0.text)
         if w0.text in st.funcs:
             part.func = True
+        if part.assigns or part.name in ("export", "declare", "typeset", "local", "readonly"):
+            exec_env(self, part, st)
+        command_options(self, part, st)
         if self.files:
             self.note_run(part, st)
         self.out.append(part)
@@ -456,7 +459,14 @@ def _feed(part: Part, idx: int, producers: list[tuple[bool, str | None]]) -> Non
             target = r.target
             part.stdin_text = target.text if target is not None and not target.dyn else None
         elif r.op == "<":
-            part.feed = "file"
+            target = r.target
+            if target is not None and target.raw[:2] == "<(":
+                # `sh < <(curl …)` is `curl … | sh`
+                from handrail.policy.wrappers import _has_download
+
+                part.feed = "download" if _has_download(target) else "pipe"
+            else:
+                part.feed = "file"
             part.stdin_text = None
     if part.feed is None and idx > 0:
         if any(d for d, _ in producers):

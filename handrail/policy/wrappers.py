@@ -7,6 +7,8 @@ another shell is parsed by `unwrap` in turn.
 
 from __future__ import annotations
 
+import re
+
 from handrail.policy.shell import Simple, Word
 
 TYPE_CHECKING = False
@@ -23,6 +25,45 @@ DYNAMIC, DOWNLOAD = "dynamic", "download-to-shell"
 
 def word(text: str) -> Word:
     return Word(text, text)
+
+
+def _replace_string(words: list[Word], end: int, default: str | None) -> str | None:
+    """The replace string of `xargs -I R` / `parallel -I R` (parallel's default `{}`)."""
+    for i, w in enumerate(words[1:end], 1):
+        if w.text in ("-I", "--replace") and i + 1 < end:
+            return words[i + 1].text
+        if w.text.startswith("-I") and len(w.text) > 2:
+            return w.text[2:]
+        if w.text.startswith(("-i", "--replace=")) and not w.text.startswith("-i="):
+            return w.text.split("=", 1)[1] if "=" in w.text else "{}"
+    return default
+
+
+def _joined(args: list[Word]) -> Word:
+    """All the arguments at once, as one run of xargs hands them over."""
+    w = Word(" ".join(a.text for a in args), " ".join(a.raw for a in args))
+    w.split = True  # type: ignore[attr-defined]
+    return w
+
+
+def _run_each(flat: Flat, part: Part, cmd: list[Word], args: list[Word], repl: str | None, label: str,
+              st: State) -> None:
+    """Judge `cmd` once for each of `args` (at most 16): put in for `repl`, else appended."""
+    import shlex
+
+    for a in args[:16]:
+        value = a.text if getattr(a, "split", False) else shlex.quote(a.text)
+        texts = [w.raw for w in cmd]
+        if len(cmd) == 1 and " " in cmd[0].text:  # `parallel 'rm -rf {}' ::: …`: a shell command line
+            line = cmd[0].text
+            texts = [line.replace(repl, value) if repl and repl in line else f"{line} {value}"]
+        elif repl and any(repl in w.text for w in cmd):
+            texts = [shlex.quote(w.text.replace(repl, a.text)) if repl in w.text else t
+                     for w, t in zip(cmd, texts)]
+        else:
+            texts.append(value)
+        flat.shell_text(flat.new_part(part.context, part.via, part.pipe, part.index, st), " ".join(texts),
+                        any(w.dyn for w in cmd) or a.dyn, False, label, st)
 
 
 def _opt_end(words: list[Word], i: int, value_opts: frozenset[str]) -> int:
@@ -186,11 +227,16 @@ def step(flat: Flat, part: Part, name: str, words: list[Word], st: State) -> lis
     if name == "parallel":
         end = _opt_end(words, 1, _PARALLEL)
         rest = words[end:]
+        args: list[Word] = []
         if ":::" in [w.text for w in rest]:
-            rest = rest[: [w.text for w in rest].index(":::")]
+            k = [w.text for w in rest].index(":::")
+            rest, args = rest[:k], [w for w in rest[k + 1 :] if not w.text.startswith(":::")]
         if not rest:
             return words
         part.via.append(name)
+        if args:
+            # `parallel git push ::: --force`: the arguments are written out; judge each run too
+            _run_each(flat, part, rest, args, _replace_string(words, end, "{}"), name, st)
         part.extra = True
         if len(rest) == 1 and " " in rest[0].text:  # `parallel 'rm -rf {}' ::: …`: a shell command line
             flat.shell_text(part, rest[0].text, rest[0].dyn, False, "parallel", st, words)
@@ -199,6 +245,19 @@ def step(flat: Flat, part: Part, name: str, words: list[Word], st: State) -> lis
     if name == "xargs":
         end = _opt_end(words, 1, _XARGS)
         part.via.append(name)
+        fed = part.stdin_text
+        if fed is not None and part.feed in ("pipe", "herestring", "heredoc") and words[end:] and \
+                not any(w.text in ("-a", "--arg-file") or w.text.startswith(("-a", "--arg-file=")) for w in words):
+            # `echo --force | xargs git push`: the arguments are known text; judge them as run
+            import shlex
+
+            try:
+                args = [word(a) for a in shlex.split(fed)]
+            except ValueError:
+                args = []
+            if args:
+                repl = _replace_string(words, end, None)
+                _run_each(flat, part, words[end:], args if repl else [_joined(args)], repl, name, st)
         part.extra = True
         return words[end:] or [word("echo")]
     if name == "watch":
@@ -361,10 +420,13 @@ def _git(flat: Flat, part: Part, name: str, words: list[Word], st: State) -> lis
         elif t.startswith("-C") and len(t) > 2:  # `-Cdir`
             cwd = unwrap.resolve(Word(t[2:], t[2:]), cwd, flat.home)
             i += 1
-        elif t.startswith("--config-env="):
-            part.git_config.append(t.split("=", 1)[1])
-            i += 1
-        elif t in ("--git-dir", "--work-tree", "--namespace", "--super-prefix", "--config-env", "--attr-source"):
+        elif t.startswith("--config-env=") or (t == "--config-env" and i + 1 < n):
+            # `--config-env=KEY=ENVVAR`: the value is an environment variable's, unknown here
+            cfg = t.split("=", 1)[1] if "=" in t else words[i + 1].text
+            part.git_config.append(cfg)
+            git_config_value(flat, part, cfg.partition("=")[0], "", True, st)
+            i += 1 if "=" in t else 2
+        elif t in ("--git-dir", "--work-tree", "--namespace", "--super-prefix", "--attr-source"):
             i += 2
         elif t in ("--version", "--help", "-h", "--exec-path", "--html-path", "--man-path", "--info-path"):
             break
@@ -375,10 +437,10 @@ def _git(flat: Flat, part: Part, name: str, words: list[Word], st: State) -> lis
     part.cwd = cwd
     for cfg in part.git_config:
         key, _, value = cfg.partition("=")
-        if key.lower().startswith("alias.") and value.startswith("!"):
-            flat.shell_text(flat.new_part(part.context, part.via, part.pipe, part.index, st), value[1:], False,
-                            False, "git alias", st)
+        git_config_value(flat, part, key, value, False, st)
     sub = words[1].text if len(words) > 1 else ""
+    if sub == "config":
+        _git_config_write(flat, part, words, st)
     if sub == "submodule" and len(words) > 2 and words[2].text == "foreach":
         rest = [w for w in words[3:] if w.text not in ("--recursive", "-q", "--quiet")]
         if rest:
@@ -398,6 +460,189 @@ def _git(flat: Flat, part: Part, name: str, words: list[Word], st: State) -> lis
         return words[3:]
     flat.emit(part, words, st)
     return None
+
+# git configuration whose value is a command git runs (through the shell), and
+# configuration that pulls in another file of configuration.
+_GIT_EXEC_KEYS = frozenset({"core.pager", "core.editor", "core.fsmonitor", "core.sshcommand", "core.askpass",
+                            "core.gitproxy", "core.alternaterefscommand", "sequence.editor", "diff.external",
+                            "gpg.program", "credential.helper", "uploadpack.packobjectshook", "sendemail.smtpserver",
+                            "sendemail.sendmailcmd", "sendemail.tocmd", "sendemail.cccmd"})
+_GIT_EXEC_LAST = frozenset({"textconv", "command", "driver", "clean", "smudge", "process", "helper", "program",
+                            "cmd", "receivepack", "uploadpack", "proxy"})
+_GIT_EXEC_FIRST = frozenset({"pager", "diff", "merge", "filter", "credential", "gpg", "difftool", "mergetool",
+                             "browser", "man", "remote"})
+_GIT_CONFIG_VALUE_OPTS = frozenset({"-f", "--file", "--blob", "--type", "--default", "--comment", "--value"})
+_GIT_CONFIG_READS = frozenset({"--get", "--get-all", "--get-regexp", "--get-urlmatch", "--get-color",
+                               "--get-colorbool", "-l", "--list", "--unset", "--unset-all", "--remove-section",
+                               "--rename-section", "-e", "--edit"})
+
+
+def git_exec_key(key: str) -> str | None:
+    """'command' when git runs the key's value, 'include' when it reads it as more configuration."""
+    low = key.lower()
+    first, _, rest = low.partition(".")
+    last = low.rsplit(".", 1)[-1]
+    if low == "include.path" or (first == "includeif" and last == "path"):
+        return "include"
+    if low in _GIT_EXEC_KEYS or first == "alias" or (first in _GIT_EXEC_FIRST and rest and
+                                                     (first == "pager" or last in _GIT_EXEC_LAST)):
+        return "command"
+    return None
+
+
+def git_config_value(flat: Flat, part: Part, key: str, value: str, dyn: bool, st: State) -> None:
+    """`git -c KEY=VALUE`, `git config KEY VALUE`: judge a command git will run from its configuration."""
+    kind = git_exec_key(key)
+    if kind is None:
+        return
+    if kind == "include":
+        part.flags.append(("git-safety-net", f"git configuration {key} reads more configuration, "
+                                             "which can switch the git hooks or run commands"))
+        return
+    low = key.lower()
+    if low.startswith("alias.") or "helper" in low:
+        if not value.startswith("!"):
+            return  # a git subcommand or a credential-<name> helper, not shell text
+        value = value[1:]
+    if not value.strip() and not dyn:
+        return
+    shown = [word("git"), word(f"{key}={value}" if value else key)]
+    flat.shell_text(flat.new_part(part.context, part.via, part.pipe, part.index, st), value, dyn, False,
+                    f"git {key}", st, shown)
+
+
+# Environment variables whose value is a command that git, less or another tool runs;
+# and those that point git at other configuration, templates (hooks) or programs.
+_EXEC_ENV = frozenset({"GIT_PAGER", "PAGER", "GIT_EDITOR", "EDITOR", "VISUAL", "GIT_SEQUENCE_EDITOR",
+                       "GIT_SSH_COMMAND", "GIT_SSH", "GIT_EXTERNAL_DIFF", "GIT_ASKPASS", "SSH_ASKPASS",
+                       "GIT_PROXY_COMMAND", "LESSOPEN", "LESSCLOSE", "MANPAGER", "SYSTEMD_PAGER"})
+_REDIRECT_ENV = frozenset({"GIT_EXEC_PATH", "GIT_CONFIG_GLOBAL", "GIT_CONFIG_SYSTEM", "GIT_CONFIG",
+                           "GIT_TEMPLATE_DIR"})
+
+
+def exec_env(flat: Flat, part: Part, st: State) -> None:
+    """`GIT_PAGER='rm -rf ~' git log`: judge the command a tool will run from its environment."""
+    found = list(part.assigns)
+    if part.name in ("export", "declare", "typeset", "local", "readonly"):
+        found += [(w.text.split("=", 1)[0], w) for w in part.words[1:] if "=" in w.text and
+                  not w.text.startswith("-")]
+    for name, w in found:
+        up = name.upper()
+        value = w.text.split("=", 1)[1] if "=" in w.text else ""
+        if up in _REDIRECT_ENV:
+            part.flags.append(("git-safety-net", f"{name} points git at other configuration, hooks or programs"))
+        elif up.startswith("GIT_CONFIG_KEY_") and git_exec_key(value):
+            part.flags.append(("git-safety-net", f"{name}={value} sets git configuration that runs commands"))
+        elif up == "GIT_CONFIG_PARAMETERS":
+            for cfg in value.replace("'", " ").split():
+                if git_exec_key(cfg.split("=", 1)[0]):
+                    part.flags.append(("git-safety-net", f"{name} sets {cfg.split('=', 1)[0]}, which runs commands"))
+                    break
+        elif up in _EXEC_ENV:
+            if up.startswith("LESS"):
+                value = value.lstrip("|-")
+            if not value.strip() and not w.dyn:
+                continue
+            flat.shell_text(flat.new_part(part.context, part.via, part.pipe, part.index, st), value, w.dyn, False,
+                            name, st, [w])
+
+
+# Options whose value is a command the program runs: `rg --pre CMD`, `git grep -O CMD`, `tar --to-command=CMD`.
+_CMD_OPTS: dict[str, tuple[str, ...]] = {
+    "rg": ("--pre",), "man": ("-P", "--pager"), "rsync": ("-e", "--rsh"), "zip": ("-TT", "--unzip-command"),
+    "tar": ("--to-command", "--use-compress-program", "-I", "--rsh-command", "--info-script", "--new-volume-script",
+            "-F"),
+    "git ls-remote": ("--upload-pack",), "git fetch": ("--upload-pack",), "git pull": ("--upload-pack",),
+    "git clone": ("--upload-pack", "-u"), "git push": ("--receive-pack", "--exec"), "git archive": ("--exec",),
+    "git grep": ("-O", "--open-files-in-pager"), "git difftool": ("-x", "--extcmd"),
+}
+_SED_EXEC_SOURCE = (r"(?:^|[;\n{}])\s*(?:[0-9$]+|/(?:[^/\\\n]|\\.)*/)?(?:\s*,\s*(?:[0-9$]+|/(?:[^/\\\n]|\\.)*/))?"
+                       r"\s*!?\s*e(?:\s|;|$)|s(.)(?:(?!\1)[^\\\n]|\\.)*\1(?:(?!\1)[^\\\n]|\\.)*\1[gpiImM0-9w]*e")
+_SED_EXEC: re.Pattern[str] | None = None
+
+
+def command_options(flat: Flat, part: Part, st: State) -> None:
+    """Judge the commands that a program's options hand it to run."""
+    words = part.words
+    name = part.name
+    if name == "git" and len(words) > 1:
+        name = f"git {words[1].text}"
+    if name == "sed":
+        _sed_exec(part)
+        return
+    opts = _CMD_OPTS.get(name)
+    if opts is None:
+        return
+    for i, w in enumerate(words[1:], 1):
+        t = w.text
+        for o in opts:
+            value: Word | None = None
+            if t == o and i + 1 < len(words):
+                value = words[i + 1]
+            elif o.startswith("--") and t.startswith(o + "="):
+                value = Word(t[len(o) + 1 :], w.raw)
+                value.dyn = w.dyn
+            elif len(o) == 2 and t.startswith(o) and len(t) > 2 and not t.startswith("--"):
+                value = Word(t[2:], w.raw)
+                value.dyn = w.dyn
+            if value is not None:
+                flat.shell_text(flat.new_part(part.context, part.via, part.pipe, part.index, st), value.text,
+                                value.dyn, False, f"{name} {o}", st, [w])
+        if name == "tar" and t.startswith("--checkpoint-action=exec="):
+            flat.shell_text(flat.new_part(part.context, part.via, part.pipe, part.index, st), t.split("=", 2)[2],
+                            w.dyn, False, "tar --checkpoint-action", st)
+
+
+def _sed_exec(part: Part) -> None:
+    """GNU sed's `e` command and the `e` flag of `s` run shell commands."""
+    words = part.words
+    scripts: list[str] = []
+    explicit = False
+    for i, w in enumerate(words[1:], 1):
+        t = w.text
+        if t in ("-e", "--expression") and i + 1 < len(words):
+            scripts.append(words[i + 1].text)
+            explicit = True
+        elif t.startswith("--expression="):
+            scripts.append(t.split("=", 1)[1])
+            explicit = True
+        elif t.startswith("-") and not t.startswith("--") and "e" in t[1:] and t[-1] == "e":
+            explicit = True
+    if not explicit:
+        ops = [w.text for w in words[1:] if not w.text.startswith("-")]
+        scripts += ops[:1]
+    global _SED_EXEC
+    if _SED_EXEC is None:  # compiled the first time sed is judged, not at import
+        _SED_EXEC = re.compile(_SED_EXEC_SOURCE)
+    for sc in scripts:
+        if _SED_EXEC.search(sc):
+            part.flags.append((DYNAMIC, "sed's e command runs shell commands"))
+            return
+
+
+def _git_config_write(flat: Flat, part: Part, words: list[Word], st: State) -> None:
+    ops: list[Word] = []
+    i = 2
+    while i < len(words):
+        w = words[i]
+        t = w.text
+        if t in _GIT_CONFIG_READS:
+            return
+        if t in _GIT_CONFIG_VALUE_OPTS:
+            i += 2
+            continue
+        if t.startswith("-") and not w.dyn:
+            i += 1
+            continue
+        ops.append(w)
+        i += 1
+    if ops and ops[0].text in ("set", "unset", "get", "list", "edit", "rename-section", "remove-section"):
+        if ops[0].text != "set":
+            return
+        ops = ops[1:]
+    if len(ops) >= 2:
+        git_config_value(flat, part, ops[0].text, ops[1].text, ops[1].dyn, st)
+
 
 def _shell(flat: Flat, part: Part, name: str, words: list[Word], st: State) -> list[Word] | None:
     i = 1
@@ -456,6 +701,15 @@ def stdin_script(flat: Flat, part: Part, name: str, words: list[Word], st: State
         return None
     if feed == "download":
         part.flags.append((DOWNLOAD, f"{name} runs code downloaded from the network"))
+        return words
+    if feed == "file":
+        # `sh < "$F"`: the script's name is only known at run time
+        for r in part.redirs:
+            t = r.target
+            if r.op == "<" and r.fd in (None, "0") and t is not None and t.dyn:
+                rule = DOWNLOAD if _has_download(t) else DYNAMIC
+                part.flags.append((rule, f"{name} runs a script only known at run time"))
+                break
         return words
     if feed == "pipe":
         if part.stdin_text is not None:

@@ -244,3 +244,11 @@ def test_every_problem_is_reported_once_with_its_own_next_step(project: Project)
     r = project.commit(".env", "src/a.py")
     refused(r, "refused: 3 problems", "1. .env is forbidden", "changes 2 files", "src/a.py:1 carries an AWS access key id")
     assert r.stderr.count("next:") == 3
+
+
+@pytest.mark.parametrize("encoding", ["utf-16", "utf-16-be", "utf-32"])
+def test_secrets_in_wide_encodings_are_refused(project: Project, encoding: str) -> None:
+    # NUL between the characters hides a token from a byte search: it is read without them.
+    project.task("t")
+    project.write("src/settings.py", ("harmless\nKEY = '" + SECRETS["GitHub token"].strip() + "'\n").encode(encoding))
+    refused(project.commit("src/settings.py"), "src/settings.py:2 carries a GitHub token")

@@ -215,3 +215,23 @@ def test_nothing_is_recorded_without_a_project(handrail, repo: Path) -> None:
 def test_help_describes_the_command(handrail) -> None:
     r = handrail("classify", "--help")
     assert r.returncode == 0 and "--batch" in r.stdout
+
+
+@pytest.mark.parametrize("command", ["echo x > h", "tee h < /dev/null", "cp /tmp/x h", "sed -i s/a/b/ h",
+                                     "echo x > lib/hr/autonomy-protocol.json"])
+def test_writes_through_a_link_already_on_disk_are_judged_where_they_land(handrail, repo: Path,
+                                                                         command: str) -> None:
+    # `ln -s .git/hooks/pre-commit h` earlier, then a write to h: the write lands in .git/hooks.
+    (repo / "h").symlink_to(".git/hooks/pre-commit")
+    (repo / "lib").mkdir()
+    (repo / "lib" / "hr").symlink_to("../.handrail")
+    r = handrail("classify", "--json", command, cwd=repo)
+    answer = last_json(r.stdout)
+    assert r.returncode == 1 and answer["tier"] == 3, answer
+    assert answer["reasons"][0]["rule"] == "protected-paths"
+
+
+def test_removing_a_link_removes_the_link_not_what_it_names(handrail, repo: Path) -> None:
+    (repo / "h").symlink_to(".git/hooks/pre-commit")
+    answer = last_json(handrail("classify", "--json", "rm h", cwd=repo).stdout)
+    assert answer["tier"] == 2, answer

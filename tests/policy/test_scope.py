@@ -222,3 +222,11 @@ def test_a_human_still_answers_to_the_contract() -> None:
     s = scope(["src/**"], [])
     r = path_refusal("README.md", s, agent=False)
     assert r is not None and r.reason == "not_in_allowed_files"
+
+
+@pytest.mark.parametrize("allowed", [["[unclosed"], ["#src/**"], ["   "], ["[src/**"]])
+def test_allowed_files_whose_patterns_match_nothing_allow_nothing(allowed: list[str]) -> None:
+    # A written allowed_files list restricts, even when git would discard every pattern
+    # in it: the scope is then empty, never unbounded.
+    r = path_refusal("src/app.py", scope(allowed, []))
+    assert r is not None and r.reason == "not_in_allowed_files"
