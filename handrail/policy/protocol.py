@@ -166,6 +166,7 @@ def semantic_errors(data: dict, path: str) -> list[str]:
     if version not in SUPPORTED_VERSIONS:
         supported = ", ".join(".".join(map(str, v)) for v in SUPPORTED_VERSIONS)
         errors.append(f"{path}: version: '{data.get('version')}' is not supported (supported: {supported})")
+    errors += _rule_errors(data.get("rules", {}), path)
     tiers = data.get("tiers", {})
     for tier, body in tiers.items():
         if "write_paths" in body and tier != TIER2:
@@ -188,6 +189,24 @@ def semantic_errors(data: dict, path: str) -> list[str]:
                 errors.append(f"{path}: tools.{name}.derived_from_tiers[{i}]: unknown tier '{tier}'{hint}")
             elif tier not in tiers and version != (1, 0):
                 errors.append(f"{path}: tools.{name}.derived_from_tiers[{i}]: tier '{tier}' is not defined under tiers")
+    return errors
+
+
+def _rule_errors(rules: dict, path: str) -> list[str]:
+    """The `rules` map switches shipped rules by name: a misspelt name would silently
+    leave the rule on (or the user believing it off), so it is an error."""
+    import difflib
+
+    from handrail.policy.cmdrules import ALWAYS_ON, RULES
+
+    errors = []
+    for name, on in rules.items():
+        if name not in RULES:
+            near = difflib.get_close_matches(name, list(RULES), n=1, cutoff=0.6)
+            hint = f" (did you mean '{near[0]}'?)" if near else f" (rules: {', '.join(sorted(RULES))})"
+            errors.append(f"{path}: rules.{name}: unknown rule{hint}")
+        elif name in ALWAYS_ON and not on:
+            errors.append(f"{path}: rules.{name}: this rule cannot be switched off")
     return errors
 
 

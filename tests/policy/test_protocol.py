@@ -409,3 +409,28 @@ def test_invalid_file_stays_invalid_after_a_valid_one_was_cached(tmp_path: Path)
         protocols.load(str(tmp_path), str(path))
     write(path, TEMPLATE)
     assert protocols.load(str(tmp_path), str(path)).version == (1, 1)
+
+
+def test_rules_map_names_known_rules_only(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    import json as _json
+
+    from handrail.policy import protocol as protocols
+
+    data = _json.loads(open(protocols.DEFAULT_PROTOCOL).read())
+    data["rules"] = {"rm-recursiv": False}
+    errors, _ = protocols.check(data, "p.json")
+    assert errors == ["p.json: rules.rm-recursiv: unknown rule (did you mean 'rm-recursive'?)"]
+    data["rules"] = {"dynamic": False}
+    errors, _ = protocols.check(data, "p.json")
+    assert errors == ["p.json: rules.dynamic: this rule cannot be switched off"]
+
+
+def test_the_default_policy_shows_every_switchable_rule() -> None:
+    import json as _json
+
+    from handrail.policy import protocol as protocols
+    from handrail.policy.cmdrules import ALWAYS_ON, RULES
+
+    data = _json.loads(open(protocols.DEFAULT_PROTOCOL).read())
+    assert set(data["rules"]) == set(RULES) - ALWAYS_ON
+    assert all(data["rules"].values())
