@@ -3,36 +3,17 @@
 from __future__ import annotations
 
 import json
-import os
-import subprocess
 from pathlib import Path
 
 import pytest
 from gitkit import Project
-from helpers import HANDRAIL
+import helpers
 
 GATED = {"human_gate": {"required_for": ["auth_permission_change"]}}
 
 
 def in_terminal(project: Project, *args: str, env: dict[str, str] | None = None) -> tuple[int, str]:
-    """Run handrail with stdin and stdout on a real pseudo-terminal, as a person would."""
-    assert HANDRAIL
-    master, slave = os.openpty()
-    proc = subprocess.Popen([HANDRAIL, *args], cwd=project.path, stdin=slave, stdout=slave, stderr=slave,
-                            env={**os.environ, **(env or {})}, close_fds=True)
-    os.close(slave)
-    out = b""
-    while True:
-        try:
-            chunk = os.read(master, 4096)
-        except OSError:  # EIO: the child closed its side
-            break
-        if not chunk:
-            break
-        out += chunk
-    code = proc.wait(timeout=30)
-    os.close(master)
-    return code, out.decode(errors="replace")
+    return helpers.in_terminal(project.path, *args, env=env)
 
 
 def gate_file(project: Project, slug: str, theme: str) -> Path:

@@ -11,7 +11,7 @@ import sys
 import textwrap
 from pathlib import Path
 
-from helpers import HANDRAIL, git, run_handrail
+from helpers import git, run_handrail
 
 from handrail.policy import tasks as taskmod
 
@@ -97,27 +97,6 @@ class Loop:
 
     def event_types(self) -> list[str]:
         return [kind for kind, _topic, _payload in self.events()]
-
-
-def in_terminal(cwd: Path, *args: str, env: dict[str, str] | None = None) -> tuple[int, str]:
-    """Run handrail with stdin and stdout on a real pseudo-terminal, as a person would."""
-    assert HANDRAIL
-    master, slave = os.openpty()
-    proc = subprocess.Popen([HANDRAIL, *args], cwd=cwd, stdin=slave, stdout=slave, stderr=slave,
-                            env={**os.environ, **(env or {})}, close_fds=True)
-    os.close(slave)
-    out = b""
-    while True:
-        try:
-            chunk = os.read(master, 4096)
-        except OSError:  # EIO: the child closed its side
-            break
-        if not chunk:
-            break
-        out += chunk
-    code = proc.wait(timeout=30)
-    os.close(master)
-    return code, out.decode(errors="replace")
 
 
 def processes_with(marker: str) -> list[int]:

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import json
 
-from loopkit import Loop, in_terminal
+from helpers import in_terminal
+from loopkit import Loop
 
 BILLING = {
     "allowed_files": ["src/**"],

@@ -5,13 +5,12 @@ terminal, and each state's effect on `can-edit`."""
 from __future__ import annotations
 
 import json
-import os
 import subprocess
 from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-from helpers import HANDRAIL, run_handrail
+from helpers import HANDRAIL, in_terminal, run_handrail
 
 WriteEnvelope = Callable[..., Path]  # the `write_envelope` fixture of this folder's conftest
 FILE = Path("agents") / "claude" / "autonomy-envelope.md"
@@ -225,25 +224,7 @@ def test_promotion_is_refused_without_a_terminal(repo: Path, write_envelope: Wri
 
 
 def _in_pty(args: list[str], cwd: Path, answer: str, env: dict[str, str] | None = None) -> tuple[int, str]:
-    """Run with a real pseudo-terminal on stdin/stdout/stderr, typing `answer`."""
-    master, slave = os.openpty()
-    try:
-        proc = subprocess.Popen([HANDRAIL, *args], cwd=cwd, stdin=slave, stdout=slave, stderr=slave,
-                                env={**os.environ, **(env or {})}, start_new_session=True)
-    finally:
-        os.close(slave)
-    os.write(master, answer.encode())
-    out = b""
-    while True:
-        try:
-            chunk = os.read(master, 4096)
-        except OSError:  # EIO: the child closed the terminal
-            break
-        if not chunk:
-            break
-        out += chunk
-    os.close(master)
-    return proc.wait(timeout=30), out.decode("utf-8", "replace")
+    return in_terminal(cwd, *args, env=env, answer=answer)
 
 
 def test_promotion_through_a_real_terminal(repo: Path, write_envelope: WriteEnvelope) -> None:
