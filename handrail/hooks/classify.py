@@ -42,9 +42,9 @@ def main(argv: list[str]) -> int:
         given = opts.get("--project")
         cwd = os.getcwd()
         project = os.path.abspath(str(given)) if given is not None else find_project(cwd)
-        from handrail.policy import commands
+        from handrail.policy.shell import engine as commands
         from handrail.policy import protocol as protocols
-        from handrail.policy.cmdrules import home_dir
+        from handrail.policy.shell.rules import home_dir
 
         proto = protocols.load(project, opts.get("--protocol"))  # type: ignore[arg-type]
         eng = commands.engine(proto, opts.get("--tool"))  # type: ignore[arg-type]
@@ -170,7 +170,7 @@ def _parallel(lines: list[str], workers: int, args: tuple) -> int:
 
 def _answer_lines(lines: list[str], offset: int, out: object, eng: object, cwd: str, project: str, home: str,
                   where: str) -> int:
-    from handrail.policy import commands
+    from handrail.policy.shell import engine as commands
 
     worst = EXIT_OK
     dumps = json.JSONEncoder(ensure_ascii=False, check_circular=False).encode
@@ -209,7 +209,7 @@ def _answer_lines(lines: list[str], offset: int, out: object, eng: object, cwd: 
 
 
 def _text(answer: dict) -> str:
-    from handrail.policy.commands import describe, summary
+    from handrail.policy.shell.engine import describe, summary
 
     if "envelope" in answer:
         return f"tier {answer['tier']} (ask): needs a human: {answer['envelope']['message']}"
@@ -224,7 +224,7 @@ def _text(answer: dict) -> str:
 
 
 def _record(project: str, answer: dict, tool: str | None) -> None:
-    from handrail.policy.commands import summary
+    from handrail.policy.shell.engine import summary
     from handrail.records.events import record
 
     event = "command_blocked" if answer["decision"] == "ask" else "command_notified"

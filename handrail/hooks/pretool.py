@@ -146,7 +146,7 @@ def _edited(paths: list[str], project: str, cwd: str) -> str:
 
 
 def _reads(q: Question, project: str, cwd: str) -> Answer:
-    from handrail.policy.reads import read_refusal
+    from handrail.policy.shell.reads import read_refusal
 
     for given in q.paths:
         path = _absolute(given, cwd)
@@ -183,9 +183,9 @@ def _edit_refusal(paths: list[str], project: str, cwd: str, agent: str | None, h
 
 
 def _shell(q: Question, project: str, cwd: str, *, harness: str, agent: str | None, can_ask: bool) -> Answer:
-    from handrail.policy import commands, writes
+    from handrail.policy.shell import engine as commands, writes
     from handrail.policy import protocol as protocols
-    from handrail.policy.cmdrules import home_dir
+    from handrail.policy.shell.rules import home_dir
 
     command = q.command
     home = home_dir()

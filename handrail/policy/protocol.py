@@ -197,7 +197,7 @@ def _rule_errors(rules: dict, path: str) -> list[str]:
     leave the rule on (or the user believing it off), so it is an error."""
     import difflib
 
-    from handrail.policy.cmdrules import ALWAYS_ON, RULES
+    from handrail.policy.shell.rules import ALWAYS_ON, RULES
 
     errors = []
     for name, on in rules.items():

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from handrail.policy import commands
+from handrail.policy.shell import engine as commands
 from handrail.policy import protocol as protocols
 
 TABLE = Path(__file__).parent.parent / "data" / "classify_table.tsv"

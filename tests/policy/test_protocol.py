@@ -429,7 +429,7 @@ def test_the_default_policy_shows_every_switchable_rule() -> None:
     import json as _json
 
     from handrail.policy import protocol as protocols
-    from handrail.policy.cmdrules import ALWAYS_ON, RULES
+    from handrail.policy.shell.rules import ALWAYS_ON, RULES
 
     data = _json.loads(open(protocols.DEFAULT_PROTOCOL).read())
     assert set(data["rules"]) == set(RULES) - ALWAYS_ON

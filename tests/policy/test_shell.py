@@ -6,8 +6,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from handrail.policy import shell
-from handrail.policy.unwrap import Part, prog_name, split
+from handrail.policy.shell import syntax as shell
+from handrail.policy.shell.unwrap import Part, prog_name, split
 
 HOME = "/home/agent"
 CWD = "/home/agent/proj"

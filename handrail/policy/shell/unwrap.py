@@ -13,12 +13,12 @@ from __future__ import annotations
 
 import os
 
-from handrail.policy.shell import SENT, Compound, Pipeline, ShellSyntaxError, Simple, Word, parse
-from handrail.policy.wrappers import DOWNLOAD, DOWNLOADERS, DYNAMIC, SHELLS, command_options, exec_env, step
+from handrail.policy.shell.syntax import SENT, Compound, Pipeline, ShellSyntaxError, Simple, Word, parse
+from handrail.policy.shell.handlers import DOWNLOAD, DOWNLOADERS, DYNAMIC, SHELLS, command_options, exec_env, step
 
 TYPE_CHECKING = False  # typing itself costs milliseconds on the hot path
 if TYPE_CHECKING:
-    from handrail.policy.shell import Redir
+    from handrail.policy.shell.syntax import Redir
 
 DOWNLOADED, UNKNOWN = "\x00downloaded", "\x00unknown"
 SCRIPT_RUNNERS = frozenset({"python", "node", "perl", "ruby", "php", "bun", "deno", "source", "."})
@@ -462,7 +462,7 @@ def _feed(part: Part, idx: int, producers: list[tuple[bool, str | None]]) -> Non
             target = r.target
             if target is not None and target.raw[:2] == "<(":
                 # `sh < <(curl …)` is `curl … | sh`
-                from handrail.policy.wrappers import _has_download
+                from handrail.policy.shell.handlers import _has_download
 
                 part.feed = "download" if _has_download(target) else "pipe"
             else:

@@ -9,12 +9,12 @@ from __future__ import annotations
 
 import re
 
-from handrail.policy.shell import Simple, Word
+from handrail.policy.shell.syntax import Simple, Word
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from handrail.policy.unwrap import Flat, Part
-    from handrail.policy.unwrap import State
+    from handrail.policy.shell.unwrap import Flat, Part
+    from handrail.policy.shell.unwrap import State
 
 SHELLS = frozenset({"bash", "sh", "zsh", "dash", "ksh", "mksh", "ash", "fish", "csh", "tcsh", "yash", "posh",
                     "rbash", "ksh93", "pdksh", "oksh", "loksh"})
@@ -786,4 +786,4 @@ def _has_download(word: Word) -> bool:
 
 
 # Last, because unwrap imports this module: either may be imported first.
-from handrail.policy import unwrap  # noqa: E402
+from handrail.policy.shell import unwrap  # noqa: E402

@@ -18,14 +18,14 @@ from __future__ import annotations
 
 import re
 
-from handrail.policy.shell import SENT
-from handrail.policy.unwrap import prog_name
+from handrail.policy.shell.syntax import SENT
+from handrail.policy.shell.unwrap import prog_name
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
 
-    from handrail.policy.shell import Word
+    from handrail.policy.shell.syntax import Word
 
     # (kind, value): None (STAR), a word (LIT), a compiled glob (GLOB) or a set of flag names (FLAGS)
     Element = tuple[int, Any]

@@ -11,16 +11,16 @@ from __future__ import annotations
 import os
 import re
 
-from handrail.policy.cmdmatch import AFTER_DD, flag_name, is_flag
-from handrail.policy.shell import SENT, Word
-from handrail.policy.unwrap import resolve
+from handrail.policy.shell.patterns import AFTER_DD, flag_name, is_flag
+from handrail.policy.shell.syntax import SENT, Word
+from handrail.policy.shell.unwrap import resolve
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Callable
 
     from handrail.policy.scope import Refusal
-    from handrail.policy.unwrap import Part
+    from handrail.policy.shell.unwrap import Part
 
     Finding = tuple[int, str, str]
 
@@ -567,7 +567,7 @@ def check_find(part: Part, toks: list[str], ctx: Ctx) -> list[Finding]:
     deletes = "-delete" in texts
     for i, t in enumerate(texts):
         if t in ("-exec", "-execdir", "-ok", "-okdir") and i + 1 < len(texts):
-            from handrail.policy.unwrap import prog_name
+            from handrail.policy.shell.unwrap import prog_name
 
             if prog_name(texts[i + 1]) in ("rm", "unlink", "shred", "srm", "rimraf"):
                 deletes = True
@@ -1102,7 +1102,7 @@ def _secret_sources(part: Part) -> list[tuple[Word, str]]:
 def _secret_hint() -> re.Pattern[str]:
     """A path can match a secret pattern only if it holds that pattern's longest literal piece."""
     if not _SECRET_HINT:
-        from handrail.policy.reads import SECRETS
+        from handrail.policy.shell.reads import SECRETS
 
         pieces = {max((c for c in re.split(r"[*?\[\]/]+", p.lower()) if c), key=len, default="") for p in SECRETS}
         _SECRET_HINT.append(re.compile("|".join(re.escape(p) for p in sorted(pieces)), re.I))
@@ -1125,7 +1125,7 @@ def check_secret_reads(part: Part, ctx: Ctx) -> list[Finding]:
         if not rel or rel in seen or not hint.search(rel):
             continue
         seen.add(rel)
-        from handrail.policy.reads import read_refusal
+        from handrail.policy.shell.reads import read_refusal
 
         # a folder counts when what it holds is a secret (`cp -r secrets /tmp`, `grep -r X secrets`)
         refusal = read_refusal(rel) or read_refusal(rel.rstrip("/") + "/x")

@@ -11,8 +11,8 @@ from __future__ import annotations
 
 import os
 
-from handrail.policy import cmdmatch, cmdrules, unwrap
-from handrail.policy.shell import ShellSyntaxError, Word
+from handrail.policy.shell import patterns as cmdmatch, rules as cmdrules, unwrap
+from handrail.policy.shell.syntax import ShellSyntaxError, Word
 
 # Their operands change a path's mode or make a folder, not a file's content: only
 # their redirections are edits.
