@@ -9,6 +9,14 @@ through wrappers and nested shells, `patterns` matches the protocol's word patte
 
 from __future__ import annotations
 
-from handrail.policy.shell.syntax import Compound, Pipeline, Redir, ShellSyntaxError, Simple, Word, parse
+from handrail.policy.shell.syntax import (
+    Compound,
+    Pipeline,
+    Redir,
+    ShellSyntaxError,
+    Simple,
+    Word,
+    parse,
+)
 
 __all__ = ["Compound", "Pipeline", "Redir", "ShellSyntaxError", "Simple", "Word", "parse"]

@@ -9,8 +9,10 @@ the whole command: tier 3, then unlisted, then tier 2, then tier 1.
 
 from __future__ import annotations
 
-from handrail.policy.shell import patterns as cmdmatch, rules as cmdrules, unwrap
 from handrail.policy.protocol import TIER1, TIER2, TIER3, TIER_NUMBER
+from handrail.policy.shell import patterns as cmdmatch
+from handrail.policy.shell import rules as cmdrules
+from handrail.policy.shell import unwrap
 from handrail.policy.shell.syntax import ShellSyntaxError
 
 TYPE_CHECKING = False

@@ -13,8 +13,7 @@ from handrail.policy.shell.syntax import Simple, Word
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from handrail.policy.shell.unwrap import Flat, Part
-    from handrail.policy.shell.unwrap import State
+    from handrail.policy.shell.unwrap import Flat, Part, State
 
 SHELLS = frozenset({"bash", "sh", "zsh", "dash", "ksh", "mksh", "ash", "fish", "csh", "tcsh", "yash", "posh",
                     "rbash", "ksh93", "pdksh", "oksh", "loksh"})
@@ -352,6 +351,17 @@ def _env(flat: Flat, part: Part, words: list[Word], st: State) -> list[Word] | N
             tail = " ".join(x.raw for x in words[i:])
             flat.shell_text(part, f"{s_text} {tail}".strip(), s_dyn, False, "env -S", st, words)
             return None
+        if t in ("-i", "-", "--ignore-environment") or (t.startswith("-") and not t.startswith("--") and "i" in t):
+            part.flags.append(("agent-markers", f"env {t} starts from an empty environment, without the variables "
+                                                "that say an agent is acting"))
+        if t in ("-u", "--unset") or t.startswith(("--unset=", "-u")):
+            name = (words[i + 1].text if i + 1 < n else "") if t in ("-u", "--unset") else t.split("=", 1)[-1] \
+                if t.startswith("--") else t[2:]
+            from handrail.policy.shell.system import _is_marker
+
+            if _is_marker(name) or (i + 1 < n and words[i + 1].dyn):
+                part.flags.append(("agent-markers", f"env -u {name} removes a variable that says an agent is "
+                                                    "acting"))
         if t in ("-C", "--chdir") or t.startswith("--chdir="):
             target = words[i + 1] if t in ("-C", "--chdir") and i + 1 < n else word(t.split("=", 1)[-1])
             part.cwd = unwrap.resolve(target, part.cwd, flat.home)

@@ -8,7 +8,12 @@ The other default-forbidden paths (`.git/**`, lock files, node_modules) are safe
 from __future__ import annotations
 
 from handrail.policy.globs import PatternSet
-from handrail.policy.scope import BUILTIN_FORBIDDEN, DEFAULT_FORBIDDEN, FORBIDDEN_FILE, Refusal
+from handrail.policy.scope import (
+    BUILTIN_FORBIDDEN,
+    DEFAULT_FORBIDDEN,
+    FORBIDDEN_FILE,
+    Refusal,
+)
 
 SECRETS = (".env*", "*.pem", "*.key", "**/secrets/**")
 _WHY = {pattern: why for pattern, _who, why in DEFAULT_FORBIDDEN}

@@ -13,8 +13,24 @@ from __future__ import annotations
 
 import os
 
-from handrail.policy.shell.syntax import SENT, Compound, Pipeline, ShellSyntaxError, Simple, Word, parse
-from handrail.policy.shell.handlers import DOWNLOAD, DOWNLOADERS, DYNAMIC, SHELLS, command_options, exec_env, step
+from handrail.policy.shell.handlers import (
+    DOWNLOAD,
+    DOWNLOADERS,
+    DYNAMIC,
+    SHELLS,
+    command_options,
+    exec_env,
+    step,
+)
+from handrail.policy.shell.syntax import (
+    SENT,
+    Compound,
+    Pipeline,
+    ShellSyntaxError,
+    Simple,
+    Word,
+    parse,
+)
 
 TYPE_CHECKING = False  # typing itself costs milliseconds on the hot path
 if TYPE_CHECKING:
@@ -74,8 +90,25 @@ def prog_name(text: str) -> str:
     return hit
 
 
+# Dashes and spaces that look like `-` and ` ` but are other code points, folded before comparing.
+_LOOKALIKES = {ord(c): "-" for c in "\u2010\u2011\u2012\u2013\u2014\u2015\u2212\ufe58\ufe63\uff0d\u00ad"}
+_LOOKALIKES.update({ord(c): " " for c in "\u00a0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007"
+                    "\u2008\u2009\u200a\u202f\u205f\u3000"})
+_LOOKALIKES.update({ord(c): "" for c in "\u200b\u200c\u200d\u2060\ufeff"})
+
+
+def fold(text: str) -> str:
+    """A name as a case-insensitive disk and a Unicode-minded reader see it: NFKC, dashes and
+    spaces folded, invisible characters dropped, case-folded (`ＧＩＴ`, `GIT` and `git` are one)."""
+    if text.isascii():
+        return text.lower()
+    import unicodedata
+
+    return unicodedata.normalize("NFKC", text).translate(_LOOKALIKES).casefold()
+
+
 def _prog_name(text: str) -> str:
-    name = text.rsplit("/", 1)[-1].rsplit("\\", 1)[-1].lower()
+    name = fold(text.rsplit("/", 1)[-1].rsplit("\\", 1)[-1])
     if name.endswith(".exe"):
         name = name[:-4]
     if name.startswith("python") and (name[6:] == "" or name[6:7].isdigit()):
@@ -346,6 +379,11 @@ class Flat:
             tree = parse(text, self.depth + 1)
         except ShellSyntaxError as e:
             raise ShellSyntaxError(f"{label}: {e}") from None
+        if part.flags or part.assigns:
+            # what the wrapper itself set (`BASH_ENV=x bash -c …`, `env -u X sh -c …`) is judged too
+            carrier = self.new_part(part.context, part.via, part.pipe, part.index, st)
+            carrier.assigns, carrier.flags = part.assigns, part.flags
+            self.out.append(carrier)
         inner = State(part.cwd, set(st.funcs))
         self.depth += 1
         try:

@@ -11,7 +11,9 @@ from __future__ import annotations
 
 import os
 
-from handrail.policy.shell import patterns as cmdmatch, rules as cmdrules, unwrap
+from handrail.policy.shell import patterns as cmdmatch
+from handrail.policy.shell import rules as cmdrules
+from handrail.policy.shell import unwrap
 from handrail.policy.shell.syntax import ShellSyntaxError, Word
 
 # Their operands change a path's mode or make a folder, not a file's content: only

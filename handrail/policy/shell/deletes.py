@@ -1,0 +1,148 @@
+"""Recursive deletes: `rm -r` and its kin, `find -delete` and `find -exec rm`."""
+
+from __future__ import annotations
+
+import os
+
+from handrail.policy.shell.common import Ctx, in_project, is_temp, operands, rx
+from handrail.policy.shell.patterns import flag_name, is_flag
+from handrail.policy.shell.unwrap import resolve
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from handrail.policy.shell.syntax import Word
+    from handrail.policy.shell.unwrap import Part
+
+    Finding = tuple[int, str, str]
+
+
+# --------------------------------------------------------------------------- rm and find
+
+
+def check_rm(part: Part, toks: list[str], ctx: Ctx) -> list[Finding]:
+    recursive = False
+    prompting = False
+    for i, t in enumerate(toks[1:], 1):
+        if t == "--":
+            break
+        if not is_flag(t):
+            continue
+        name = flag_name(t)
+        if name in ("-r", "--recursive"):
+            recursive = True
+        elif name in ("-f",):
+            prompting = False
+        elif name in ("-i", "-I") or (name == "--interactive" and not t.endswith("=never")):
+            prompting = True
+    if part.name == "rimraf":
+        recursive = True
+    wild = [w for w in part.words[1:] if w.wild]
+    if wild:
+        return [(3, "rm-recursive", f"{part.name} gets arguments only known at run time ({wild[0].raw}), "
+                                    "which may add -r and any path")]
+    if not recursive or (prompting and part.feed is None):  # a pipe or a heredoc may answer the prompts
+        return []
+    if part.extra:
+        return [(3, "rm-recursive", f"{part.name} -r deletes paths only known at run time")]
+    ops = operands(part.words)
+    if not ops:
+        return []
+    for w in ops:
+        path = resolve(w, part.cwd, ctx.home)
+        shown = w.raw
+        if path is None:
+            return [(3, "rm-recursive", f"{part.name} -r deletes {shown}, a path only known at run time")]
+        if path == ctx.project or ctx.project.startswith(path.rstrip("/") + "/"):
+            return [(3, "rm-recursive", f"{part.name} -r deletes {shown}: the whole work tree")]
+        if in_project(path, ctx):
+            if regenerable(path[len(ctx.project) + 1 :]):
+                continue
+            # git brings back only what it tracks and what was committed: the rest is gone
+            return [(3, "rm-recursive", f"{part.name} -r deletes {shown}, and what git does not track or was not "
+                                        "committed in it cannot be brought back (only regenerable outputs such as "
+                                        f"{', '.join(REGENERABLE[:4])} are removed without a human)")]
+        if is_temp(path, ctx):
+            continue
+        return [(3, "rm-recursive", f"{part.name} -r deletes {shown}, outside the work tree (only temp folders "
+                                    "and caches are removed there without a human)")]
+    return []
+
+
+# Outputs that a build, an install or a test run makes again: removing them loses nothing.
+REGENERABLE = ("node_modules", "dist", "build", "target", "__pycache__", ".pytest_cache", ".mypy_cache", ".venv",
+               ".ruff_cache", ".tox", ".nox", ".next", ".nuxt", ".turbo", ".parcel-cache", ".gradle", "coverage",
+               "htmlcov", ".coverage", "out", "venv", ".eggs", ".cache")
+_REGEN_SUFFIXES = (".pyc", ".pyo", ".egg-info", ".o", ".class")
+
+
+def regenerable(rel: str) -> bool:
+    """Is a path (relative to the work tree) a regenerable output, or inside one? A glob that
+    could name anything else is not: `build/*` is, `*` and `src/*` are not."""
+    parts = [p for p in rel.split("/") if p and p != "."]
+    if not parts:
+        return False
+    for i, p in enumerate(parts):
+        if p in REGENERABLE or p.endswith(_REGEN_SUFFIXES) or (p.startswith("*") and p[1:].endswith(_REGEN_SUFFIXES)
+                                                              and "/" not in p):
+            return all(c not in q for q in parts[:i] for c in "*?[")
+        if p == "**" and i + 1 < len(parts) and parts[i + 1] in REGENERABLE:
+            return True
+    return False
+
+
+def _everything(path: str) -> bool:
+    """`*`, `.*`, `*.*`: a glob that names every entry of its folder."""
+    base = os.path.basename(path)
+    return bool(rx("_GLOBS").search(base)) and not base.translate(str.maketrans("", "", "*?.[]!^-"))
+
+
+def check_find(part: Part, toks: list[str], ctx: Ctx) -> list[Finding]:
+    texts = [w.text for w in part.words]
+    deletes = "-delete" in texts
+    for i, t in enumerate(texts):
+        if t in ("-exec", "-execdir", "-ok", "-okdir") and i + 1 < len(texts):
+            from handrail.policy.shell.unwrap import prog_name
+
+            if prog_name(texts[i + 1]) in ("rm", "unlink", "shred", "srm", "rimraf"):
+                deletes = True
+    if not deletes:
+        return []
+    roots = []
+    for w in part.words[1:]:
+        if w.text.startswith(("-", "(", "!")) and not w.dyn:
+            break
+        roots.append(w)
+    paths = [resolve(w, part.cwd, ctx.home) for w in roots] or [part.cwd]
+    if all(p is not None and is_temp(p, ctx) and not in_project(p, ctx) for p in paths):
+        return [(2, "find-delete", "find deletes files in a temp folder")]
+    if "-delete" in texts and all(p is not None and in_project(p, ctx) for p in paths) and \
+            _only_regenerable(part.words[len(roots) + 1 :]):
+        return [(2, "find-delete", "find deletes regenerable outputs only")]
+    return [(3, "find-delete", "find deletes every file it matches")]
+
+
+# The tests a `find … -delete` may combine with names of regenerable outputs and stay tier 2.
+_FIND_NEUTRAL = frozenset({"-type", "-maxdepth", "-mindepth", "-depth", "-delete", "-print", "-prune", "-xdev",
+                           "-mount", "-a", "-and"})
+_FIND_VALUES = frozenset({"-type", "-maxdepth", "-mindepth"})
+
+
+def _only_regenerable(expr: list[Word]) -> bool:
+    """`-name __pycache__ -type d -delete`: every name a regenerable output, nothing that widens it."""
+    names = 0
+    i = 0
+    while i < len(expr):
+        w = expr[i]
+        t = w.text
+        if w.dyn:
+            return False
+        if t in ("-name", "-iname") and i + 1 < len(expr) and not expr[i + 1].dyn:
+            if not regenerable(expr[i + 1].text):
+                return False
+            names += 1
+            i += 2
+            continue
+        if t not in _FIND_NEUTRAL:
+            return False
+        i += 2 if t in _FIND_VALUES else 1
+    return names > 0

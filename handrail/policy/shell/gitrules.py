@@ -1,0 +1,143 @@
+"""git: discarding work, rewriting or deleting history and refs, switching off the hooks."""
+
+from __future__ import annotations
+
+from handrail.policy.shell.common import _HOOKS_PATH, Ctx, rx
+from handrail.policy.shell.patterns import AFTER_DD, flag_name, is_flag
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from handrail.policy.shell.unwrap import Part
+
+    Finding = tuple[int, str, str]
+
+
+# --------------------------------------------------------------------------- git
+
+
+# Options of git subcommands whose value is the next word (not an operand).
+_GIT_VALUES = {
+    "checkout": frozenset({"-b", "-B", "--orphan", "--conflict", "-U", "--unified", "--inter-hunk-context"}),
+    "switch": frozenset({"-c", "-C", "--orphan", "--conflict"}),
+    "restore": frozenset({"-s", "--conflict", "-U", "--unified"}),
+    "push": frozenset({"--repo", "-o", "--push-option", "--receive-pack", "--exec"}),
+    "branch": frozenset({"-u", "--sort", "--contains", "--no-contains", "--merged", "--no-merged", "--points-at",
+                         "--format", "--column"}),
+    "commit": frozenset({"-m", "-F", "-C", "-c", "--author", "--date", "-t", "--fixup", "--squash", "--cleanup",
+                         "--trailer"}),
+    "clean": frozenset({"-e"}),
+    "stash": frozenset({"-m"}),
+    "config": frozenset({"-f", "--blob", "--type", "--default"}),
+}
+
+
+def _git_opts(toks: list[str]) -> tuple[set[str], list[str]]:
+    opts: set[str] = set()
+    ops: list[str] = []
+    after = False
+    values = _GIT_VALUES.get(toks[1], frozenset())
+    skip = False
+    for t in toks[2:]:
+        if skip:
+            skip = False
+        elif after or t.startswith(AFTER_DD):
+            ops.append(t.lstrip(AFTER_DD))
+        elif t == "--":
+            after = True
+        elif is_flag(t):
+            opts.add(t if t.startswith("--prune=") else flag_name(t))
+            skip = t in values
+        else:
+            ops.append(t)
+    return opts, ops
+
+
+def _pathlike(t: str) -> bool:
+    return t in (".", "..", "*", ":/") or t.startswith(("./", "../", ":/", "/")) or bool(rx("_GLOBS").search(t)) \
+        or bool(rx("_EXT").search(t))
+
+
+def check_git(part: Part, toks: list[str], ctx: Ctx) -> list[Finding]:
+    out: list[Finding] = []
+    for cfg in part.git_config:
+        key = cfg.split("=", 1)[0].lower()
+        if key == _HOOKS_PATH and ctx.enabled("git-safety-net"):
+            out.append((3, "git-safety-net", "git -c core.hooksPath=… switches off the repository's git hooks"))
+    if len(toks) < 2:
+        return out
+    sub = toks[1]
+    opts, ops = _git_opts(toks)
+    if "-h" in opts and sub != "grep":  # `git <command> --help` shows the manual
+        return out
+    after_dd = "--" in toks[2:]
+    if "--no-verify" in opts and ctx.enabled("git-safety-net"):
+        out.append((3, "git-safety-net", f"git {sub} --no-verify skips the git hooks"))
+    if sub == "commit" and "-n" in opts and ctx.enabled("git-safety-net"):
+        out.append((3, "git-safety-net", "git commit -n (--no-verify) skips the git hooks"))
+    if sub == "config" and ctx.enabled("git-safety-net"):
+        keys = [o for o in ops if o.lower() == _HOOKS_PATH]
+        if keys:
+            pos = ops.index(keys[0])
+            writes = len(ops) > pos + 1 or opts & {"--unset", "--unset-all", "--add", "--replace-all"} \
+                or (ops and ops[0] in ("set", "unset"))
+            if writes and not opts & {"--get", "--get-all", "-l"}:
+                out.append((3, "git-safety-net", "git config core.hooksPath switches the git hooks"))
+    discard = ctx.enabled("git-discard")
+    refs = ctx.enabled("git-delete-refs")
+    if sub == "reset" and discard and opts & {"--hard", "--merge"}:
+        out.append((3, "git-discard", f"git reset {sorted(opts & {'--hard', '--merge'})[0]} throws away "
+                                      "uncommitted changes"))
+    elif sub == "checkout" and discard:
+        creating = opts & {"-b", "-B", "--orphan"}
+        if "-f" in opts:
+            out.append((3, "git-discard", "git checkout -f throws away local changes"))
+        elif after_dd and ops:
+            out.append((3, "git-discard", "git checkout -- <paths> overwrites uncommitted changes"))
+        elif any(o.startswith("--pathspec-from-file") for o in opts):
+            out.append((3, "git-discard", "git checkout --pathspec-from-file overwrites uncommitted changes"))
+        elif not creating and (len(ops) >= 2 or any(_pathlike(o) for o in ops)):
+            out.append((3, "git-discard", "git checkout <paths> overwrites uncommitted changes"))
+    elif sub == "restore" and discard:
+        if not ("-S" in opts and "-W" not in opts):
+            out.append((3, "git-discard", "git restore without --staged overwrites uncommitted changes"))
+    elif sub == "switch" and discard:
+        if "--discard-changes" in opts:
+            out.append((3, "git-discard", "git switch --discard-changes throws away local changes"))
+    elif sub == "clean" and discard:
+        if "-f" in opts and "-n" not in opts:
+            out.append((3, "git-discard", "git clean -f deletes untracked files"))
+    elif sub == "stash" and discard and ops and ops[0] in ("drop", "clear"):
+        out.append((3, "git-discard", f"git stash {ops[0]} deletes stashed changes"))
+    elif sub == "rm" and discard and "-f" in opts and "--cached" not in opts:
+        out.append((3, "git-discard", "git rm -f deletes files with uncommitted changes"))
+    elif sub == "read-tree" and discard and "-u" in opts and opts & {"--reset", "-m"}:
+        out.append((3, "git-discard", "git read-tree -u --reset overwrites the work tree"))
+    elif sub == "checkout-index" and discard and "-f" in opts:
+        out.append((3, "git-discard", "git checkout-index -f overwrites the work tree"))
+    elif sub == "worktree" and discard and ops and ops[0] == "remove" and "-f" in opts:
+        out.append((3, "git-discard", "git worktree remove --force deletes a work tree with changes"))
+    elif sub == "push":
+        if ctx.enabled("git-force-push"):
+            if "-f" in opts or "--mirror" in opts:
+                out.append((3, "git-force-push", "git push --force rewrites the remote's history"))
+            elif any(o.startswith("+") for o in ops[1:]):
+                out.append((3, "git-force-push", "git push +<ref> force-pushes that ref"))
+        if refs:
+            if "-d" in opts or "--prune" in opts:
+                out.append((3, "git-delete-refs", "git push --delete removes remote branches"))
+            elif any(o.startswith(":") and len(o) > 1 for o in ops[1:]):
+                out.append((3, "git-delete-refs", "git push :<branch> deletes a remote branch"))
+    elif sub == "branch" and refs and "-f" in opts:
+        what = "-D" if "-d" in opts else "-M" if "-m" in opts else "-C" if "-c" in opts else "-f"
+        out.append((3, "git-delete-refs", f"git branch {what} deletes or overwrites a branch"))
+    elif sub == "update-ref" and refs and "-d" in opts:
+        out.append((3, "git-delete-refs", "git update-ref -d deletes a ref"))
+    elif sub == "reflog" and refs and ops and ops[0] in ("expire", "delete"):
+        out.append((3, "git-delete-refs", f"git reflog {ops[0]} removes the history that recovers lost work"))
+    elif sub in ("filter-branch", "filter-repo") and refs:
+        out.append((3, "git-delete-refs", f"git {sub} rewrites every commit"))
+    elif sub == "gc" and refs and any(o in ("--prune=now", "--prune=all") for o in opts):
+        out.append((3, "git-delete-refs", "git gc --prune=now deletes unreachable commits at once"))
+    elif sub == "prune" and refs:
+        out.append((3, "git-delete-refs", "git prune deletes unreachable commits"))
+    return out

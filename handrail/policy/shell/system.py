@@ -1,0 +1,274 @@
+"""Rules for what reaches beyond the project: privilege, services and the kernel, other
+processes, scheduled jobs, shell history, the agent's own markers, the whole environment,
+and the destructive forms of PowerShell and cmd.
+
+Each check takes one simple command (a Part) and answers findings `(tier, rule, why)`,
+as the rules in `rules.py` do; `rules.findings` calls them by program name.
+"""
+
+from __future__ import annotations
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from handrail.policy.shell.common import Ctx
+    from handrail.policy.shell.rules import Finding
+    from handrail.policy.shell.unwrap import Part
+
+# Programs that run what follows as another user, root most of all.
+PRIVILEGE = frozenset({"sudo", "doas", "su", "pkexec", "runas", "runuser", "sudoedit", "gsudo", "run0"})
+
+# The environment variables by which handrail (and the git hooks) know that an agent acts:
+# the table of policy/agents.py, by name. Removing or changing one is the agent loosening
+# its own leash.
+MARKERS = frozenset({"HANDRAIL_AGENT", "AI_AGENT", "CLAUDECODE", "CLAUDE_CODE_ENTRYPOINT", "CODEX_SANDBOX",
+                     "CODEX_SANDBOX_NETWORK_DISABLED", "CODEX_THREAD_ID", "CODEX_CI", "OPENCODE", "OPENCODE_CLIENT",
+                     "GEMINI_CLI", "CURSOR_AGENT", "CURSOR_EXTENSION_HOST_ROLE", "COPILOT_AGENT", "COPILOT_CLI",
+                     "COPILOT_AGENT_SESSION_ID", "CLINE_ACTIVE", "QWEN_CODE"})
+_MARKER_PREFIXES = ("CLAUDE_CODE_", "CODEX_", "OPENCODE_", "COPILOT_", "CLINE_", "GEMINI_CLI", "CURSOR_AGENT",
+                    "HANDRAIL_")
+
+# Variables that make a shell or interpreter run code of somebody's choosing before its own.
+CODE_ENV = frozenset({"BASH_ENV", "ENV", "PROMPT_COMMAND", "PS0", "PS4", "LD_PRELOAD", "LD_LIBRARY_PATH",
+                      "LD_AUDIT", "DYLD_INSERT_LIBRARIES", "DYLD_LIBRARY_PATH", "NODE_OPTIONS", "PERL5OPT",
+                      "PERL5LIB", "PYTHONSTARTUP", "PYTHONPATH", "PYTHONHOME", "RUBYOPT", "RUBYLIB",
+                      "ZDOTDIR", "SHELLOPTS", "BASHOPTS", "IFS", "PATH", "GIT_SSH", "GIT_SSH_COMMAND",
+                      "GIT_EXTERNAL_DIFF", "GIT_PROXY_COMMAND", "LESSOPEN", "LESSCLOSE", "JAVA_TOOL_OPTIONS",
+                      "_JAVA_OPTIONS", "MANPAGER", "BROWSER"})
+HISTORY_ENV = frozenset({"HISTFILE", "HISTSIZE", "HISTFILESIZE", "HISTCONTROL", "HISTIGNORE", "SAVEHIST"})
+
+_SYSTEMCTL_READS = frozenset({"status", "show", "cat", "list-units", "list-unit-files", "list-sockets",
+                              "list-timers", "list-jobs", "list-dependencies", "is-active", "is-enabled",
+                              "is-failed", "is-system-running", "help", "get-default", "show-environment"})
+_SERVICE_READS = frozenset({"status", "--status-all", "--help", "-h"})
+_KERNEL = frozenset({"modprobe", "insmod", "rmmod", "kexec", "sysctl", "swapoff", "swapon", "mount", "umount",
+                     "losetup", "cryptsetup", "lvremove", "vgremove", "pvremove", "zpool", "zfs", "mdadm",
+                     "setenforce", "grub-install", "update-grub", "efibootmgr", "chroot", "init", "telinit",
+                     "ip", "ifconfig", "route", "nft", "iptables", "ip6tables", "ufw", "firewall-cmd", "pfctl",
+                     "tc", "useradd", "userdel", "usermod", "groupadd", "groupdel", "passwd", "chpasswd",
+                     "visudo", "launchctl", "csrutil", "spctl", "nvram", "bcdedit", "reg", "sc", "netsh"})
+# Read-only forms of the programs above: the words after the program that keep them harmless.
+_KERNEL_READS = {
+    "sysctl": ("-a", "--all", "-n", "-N", "--values", "--names"),
+    "ip": ("a", "addr", "address", "r", "route", "l", "link", "n", "neigh", "-br", "-4", "-6", "-j", "-s", "-c"),
+    "ifconfig": ("-a",), "mount": ("-l",), "zpool": ("list", "status", "iostat"), "zfs": ("list", "get"),
+    "ufw": ("status",), "firewall-cmd": ("--state", "--list-all", "--get-active-zones", "--list-ports"),
+    "launchctl": ("list", "print", "blame"), "csrutil": ("status",), "spctl": ("--status",),
+    "iptables": ("-L", "-S", "--list", "--list-rules", "-n", "-v", "-nL", "-nvL", "-vnL", "-Ln"),
+    "ip6tables": ("-L", "-S", "--list", "--list-rules", "-n", "-v", "-nL", "-nvL"),
+    "nft": ("list",), "route": ("-n",), "tc": ("show", "-s"), "reg": ("query",), "sc": ("query", "qc"),
+    "netsh": ("show",),
+}
+_SCHEDULERS = frozenset({"at", "batch", "atrm", "schtasks", "systemd-run"})
+
+
+def _why(part: Part, what: str) -> list[Finding]:
+    return [(3, "system", f"{part.name} {what}")]
+
+
+def check_privilege(part: Part, ctx: Ctx) -> list[Finding]:
+    """A command run through sudo and its kin, or the program itself."""
+    via = [v.split(" ", 1)[0] for v in part.via]
+    hit = next((v for v in via if v in PRIVILEGE), None) or (part.name if part.name in PRIVILEGE else None)
+    if hit is None:
+        return []
+    return [(3, "privilege", f"runs as another user through {hit}: whatever it does, it does with their rights")]
+
+
+def check_markers(part: Part, ctx: Ctx) -> list[Finding]:
+    """The agent unsetting or rewriting the variables that say it is an agent."""
+    out: list[Finding] = []
+    for name, _w in part.assigns:
+        if _is_marker(name):
+            out.append((3, "agent-markers", f"sets {name}, one of the variables that say an agent is acting"))
+        elif name in CODE_ENV:
+            out.append((3, "code-env", f"sets {name}, which makes programs load or run code of its choosing"))
+        elif name in HISTORY_ENV:
+            out.append((3, "history", f"sets {name}, which hides what the shell ran"))
+    if part.name == "unset":
+        for w in part.words[1:]:
+            if _is_marker(w.text) or w.dyn:
+                out.append((3, "agent-markers", f"unset {w.raw} removes a variable that says an agent is acting"))
+            elif w.text in HISTORY_ENV:
+                out.append((3, "history", f"unset {w.raw} hides what the shell ran"))
+    elif part.name in ("export", "declare", "typeset", "readonly", "local"):
+        for w in part.words[1:]:
+            key = w.text.split("=", 1)[0].lstrip("-")
+            if w.text.startswith("-n") or (w.text.startswith("-") and "n" in w.text and part.name == "export"):
+                out.append((3, "agent-markers", f"{part.name} {w.raw} un-exports variables"))
+            elif _is_marker(key):
+                out.append((3, "agent-markers", f"{part.name} {w.raw} changes a variable that says an agent is "
+                                                "acting"))
+            elif key in CODE_ENV and "=" in w.text:
+                out.append((3, "code-env", f"{part.name} {w.raw} makes programs load or run code of its choosing"))
+            elif key in HISTORY_ENV and "=" in w.text:
+                out.append((3, "history", f"{part.name} {w.raw} hides what the shell ran"))
+    return out
+
+
+def _is_marker(name: str) -> bool:
+    up = name.upper()
+    return up in MARKERS or up.startswith(_MARKER_PREFIXES)
+
+
+def check_env_dump(part: Part, ctx: Ctx) -> list[Finding]:
+    """Printing every variable prints every token the session holds."""
+    name = part.name
+    args = [w.text for w in part.words[1:]]
+    why = "prints the whole environment, tokens and keys included"
+    if name in ("env", "printenv") and not [a for a in args if not a.startswith("-")]:
+        return [(3, "env-dump", f"{name} {why}")]
+    if name == "set" and (not args or args in (["-o", "posix"], ["-p"])):
+        return [(3, "env-dump", f"set {why}")]
+    if name in ("export", "declare", "typeset") and (not args or all(a in ("-p", "-x", "-px", "-xp") for a in args)):
+        return [(3, "env-dump", f"{name} {' '.join(args)} {why}".replace("  ", " "))]
+    if name == "compgen" and "-v" in args or name == "compgen" and "-e" in args:
+        return [(3, "env-dump", f"compgen {why}")]
+    return []
+
+
+def check_services(part: Part, ctx: Ctx) -> list[Finding]:
+    name = part.name
+    args = [w.text for w in part.words[1:] if not w.text.startswith("-") or w.text == "--status-all"]
+    if name == "systemctl":
+        verb = next((a for a in args), "list-units")
+        return [] if verb in _SYSTEMCTL_READS else _why(part, f"{verb} changes system services")
+    if name == "service":
+        if any(a in _SERVICE_READS for a in args):
+            return []
+        return _why(part, "changes a system service")
+    if name in ("journalctl",):
+        if any(w.text.startswith(("--vacuum", "--rotate", "--flush", "--relinquish", "--setup-keys"))
+               for w in part.words[1:]):
+            return _why(part, "deletes or rotates the system journal")
+        return []
+    if name in _KERNEL:
+        reads = _KERNEL_READS.get(name)
+        words = [w.text for w in part.words[1:]]
+        if reads is not None and words and all(w in reads or w.startswith("-") and w in reads for w in words[:1]) \
+                and not _kernel_change(name, words):
+            return []
+        if name == "mount" and not words:
+            return []
+        if name in ("ip", "ifconfig") and not words:
+            return []
+        return _why(part, "changes the kernel, the network, users or the boot")
+    return []
+
+
+def _kernel_change(name: str, words: list[str]) -> bool:
+    if name in ("iptables", "ip6tables"):
+        return any(w in ("-F", "-X", "-D", "-A", "-I", "-P", "-Z", "-N", "-R", "--flush", "--delete",
+                         "--append", "--insert", "--policy") for w in words)
+    if name == "sysctl":
+        return any("=" in w or w in ("-w", "--write", "-p", "--load", "--system") for w in words)
+    if name == "ip":
+        return any(w in ("add", "del", "delete", "flush", "set", "change", "replace", "down", "up") for w in words)
+    return False
+
+
+def check_kill(part: Part, ctx: Ctx) -> list[Finding]:
+    """Signals to every process, to init, or to the whole process group."""
+    name = part.name
+    ops = [w for w in part.words[1:] if not w.text.startswith("-") or w.text.lstrip("-").isdigit()]
+    texts = [w.text for w in part.words[1:]]
+    if name == "kill":
+        pids: list[str] = []
+        i = 0
+        while i < len(texts):
+            t = texts[i]
+            if t in ("-s", "-n", "--signal"):
+                i += 2
+                continue
+            if t.startswith("-") and i == 0 and t != "-1" or t in ("-l", "-L", "--list", "--"):
+                i += 1
+                continue
+            pids.append(t)
+            i += 1
+        if any(w.dyn for w in ops):
+            return [(3, "system", "kill signals processes only known at run time")]
+        if any(p in ("1", "0", "-1") or p.startswith("-") and p[1:].isdigit() for p in pids):
+            return [(3, "system", "kill signals init, every process, or a whole process group")]
+        return []
+    if name in ("killall", "pkill"):
+        if any(t in ("-u", "--user", "-U") for t in texts) or any(w.dyn for w in ops):
+            return [(3, "system", f"{name} signals processes chosen at run time or of a whole user")]
+        if name == "pkill" and any(t in ("-1", "-9") for t in texts) and not ops:
+            return [(3, "system", "pkill without a pattern signals everything")]
+        targets = [w.text for w in ops]
+        if any(t in ("init", "systemd", "launchd", "sshd", "login", "Xorg", "gnome-shell") for t in targets):
+            return [(3, "system", f"{name} stops a process the system needs")]
+        return []
+    if name == "killall5":
+        return [(3, "system", "killall5 signals every process")]
+    return []
+
+
+def check_schedule(part: Part, ctx: Ctx) -> list[Finding]:
+    name = part.name
+    texts = [w.text for w in part.words[1:]]
+    if name == "crontab":
+        if texts and all(t in ("-l", "-u") or not t.startswith("-") and "-l" in texts for t in texts) and \
+                "-l" in texts:
+            return []
+        return [(3, "schedule", "crontab replaces or removes scheduled jobs, which run later without anyone asking")]
+    if name in _SCHEDULERS:
+        if name == "at" and texts[:1] == ["-l"]:
+            return []
+        if name == "schtasks" and texts[:1] and texts[0].lower() == "/query":
+            return []
+        return [(3, "schedule", f"{name} schedules or removes a job that runs later without anyone asking")]
+    return []
+
+
+def check_history(part: Part, ctx: Ctx) -> list[Finding]:
+    texts = [w.text for w in part.words[1:]]
+    if part.name == "history" and any(t in ("-c", "-d", "-w", "-a", "-r", "-n", "-p", "-s") or
+                                      t.startswith("-c") for t in texts):
+        return [(3, "history", "history changes or wipes what the shell ran")]
+    return []
+
+
+# PowerShell cmdlets and aliases that delete, format, or run text as code. Compared case-folded.
+_PS_DELETE = frozenset({"remove-item", "ri", "rd", "del", "erase", "clear-content", "clear-item",
+                        "remove-itemproperty", "clear-recyclebin"})
+_PS_DESTROY = frozenset({"format-volume", "clear-disk", "initialize-disk", "remove-partition", "stop-computer",
+                         "restart-computer", "remove-localuser", "disable-localuser", "set-executionpolicy",
+                         "remove-service", "stop-service", "uninstall-package", "remove-appxpackage",
+                         "remove-adusers", "remove-aduser", "remove-adgroup", "remove-vm", "remove-azresourcegroup",
+                         "remove-azvm", "remove-azstorageaccount", "invoke-sqlcmd", "clear-eventlog",
+                         "remove-eventlog", "wevtutil", "vssadmin", "cipher", "diskpart", "format"})
+_PS_EXEC = frozenset({"invoke-expression", "iex", "invoke-command", "icm", "start-process", "saps", "start",
+                      "add-type", "invoke-webrequest", "iwr", "invoke-restmethod", "irm", "new-object"})
+POWERSHELL = frozenset({"powershell", "powershell.exe", "pwsh", "pwsh.exe"})
+CMD = frozenset({"cmd", "cmd.exe"})
+
+
+def check_windows(part: Part, ctx: Ctx) -> list[Finding]:
+    """cmd's `rd /s`, `del /s`, `format`, and PowerShell's deleting and code-running cmdlets."""
+    low = part.name.lower()
+    texts = [w.text.lower() for w in part.words[1:]]
+    if low in ("rd", "rmdir") and any(t in ("/s", "/s/q", "/q/s") for t in texts):
+        return [(3, "windows", f"{part.name} /s deletes a folder and everything in it")]
+    if low in ("del", "erase") and any(t.startswith(("/s", "/q", "/f")) for t in texts):
+        return [(3, "windows", f"{part.name} {' '.join(t for t in texts if t.startswith('/'))} deletes files "
+                               "without asking")]
+    if low in _PS_DESTROY:
+        return [(3, "windows", f"{part.name} destroys data or changes the system")]
+    if low in _PS_DELETE and any(t.startswith(("-r", "-fo", "-recurse", "-force")) for t in texts):
+        return [(3, "windows", f"{part.name} -Recurse/-Force deletes without asking")]
+    if low in _PS_EXEC:
+        return [(3, "dynamic", f"{part.name} runs code or text built at run time")]
+    return []
+
+
+def check_powershell(part: Part, ctx: Ctx) -> list[Finding]:
+    """`powershell -Command …`, `-EncodedCommand`, `cmd /c …`: a script handrail does not read."""
+    texts = [w.text.lower() for w in part.words[1:]]
+    if part.name.lower() in CMD:
+        if any(t in ("/c", "/k", "/r") for t in texts):
+            return [(3, "dynamic", f"{part.name} runs a cmd script, which handrail does not read")]
+        return []
+    if any(t in ("-version", "--version", "-v", "-help", "-?", "/?") for t in texts) and len(texts) == 1:
+        return []
+    return [(3, "dynamic", f"{part.name} runs a PowerShell script, which handrail does not read")]
+

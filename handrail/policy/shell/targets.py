@@ -1,0 +1,272 @@
+"""What a command writes and removes, and the rules on where: protected paths, system paths,
+redirections (tier 2). The pre-tool hooks judge the same targets as edits (writes.py)."""
+
+from __future__ import annotations
+
+import os
+
+from handrail.policy.shell.common import (
+    _SOURCES,
+    SAFE_DEVICES,
+    Ctx,
+    _protected,
+    in_project,
+    operands,
+    rx,
+    sensitive,
+)
+from handrail.policy.shell.syntax import Word
+from handrail.policy.shell.unwrap import resolve
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from handrail.policy.shell.unwrap import Part
+
+    Finding = tuple[int, str, str]
+
+
+# --------------------------------------------------------------------------- write targets
+
+_PERM_OPTS = frozenset({"-R", "--recursive", "-f", "--silent", "--quiet", "-v", "--verbose", "-c", "--changes",
+                        "-h", "--no-dereference", "--dereference", "--preserve-root", "--no-preserve-root", "--"})
+_CP_VALUES = frozenset({"-t", "--target-directory", "-S", "--suffix", "-m", "--mode", "-o", "--owner", "-g",
+                        "--group", "-e", "--exclude", "--include", "-f", "--filter", "--chmod", "--chown",
+                        "--exclude-from", "--include-from", "--files-from", "-T", "--no-target-directory"})
+
+
+def _write_targets(part: Part, toks: list[str]) -> tuple[list[Word], list[Word]]:
+    """(written, removed) words of a part."""
+    name = part.name
+    words = part.words
+    written: list[Word] = []
+    removed: list[Word] = []
+    for r in part.redirs:
+        if r.target is None or r.op in ("<", "<<", "<<-", "<<<", "<&"):
+            continue
+        if r.op == ">&" and (r.target.text.isdigit() or r.target.text == "-"):
+            continue
+        written.append(r.target)
+    if name in ("tee", "touch", "truncate", "mkdir", "sudoedit", "chattr", "setfacl"):
+        value = {"truncate": frozenset({"-s", "-r", "--size", "--reference"}),
+                 "mkdir": frozenset({"-m", "--mode"}), "setfacl": frozenset({"-m", "-x", "-M", "-X"})}.get(name,
+                                                                                                       frozenset())
+        written += operands(words, value)
+    elif name in ("sed", "perl"):
+        inplace = any(w.text.startswith("--in-place") or (w.text.startswith("-") and not w.text.startswith("--")
+                      and "i" in w.text[1:].split("e", 1)[0]) for w in words[1:])
+        if inplace:
+            ops = operands(words, frozenset({"-e", "-f", "-l", "-E", "-M", "-I", "--expression", "--file"}))
+            has_script = any(w.text in ("-e", "-f", "-E", "--expression", "--file") or
+                             w.text.startswith(("--expression=", "--file=")) or
+                             (w.text.startswith("-") and not w.text.startswith("--") and w.text[-1] in "eE")
+                             for w in words[1:])
+            written += ops if has_script else ops[1:]
+    elif name in ("cp", "mv", "install", "ln", "rsync", "scp"):
+        ops = _cp_operands(name, words)
+        target_dir = None
+        for i, w in enumerate(words):
+            if w.text == "-t" and i + 1 < len(words):
+                target_dir = words[i + 1]
+            elif w.text.startswith("--target-directory="):
+                target_dir = Word(w.text.split("=", 1)[1], w.raw)
+        if target_dir is not None:
+            written.append(target_dir)
+            if name == "mv":
+                removed += ops
+        elif ops:
+            if name == "install" and "-d" in toks:
+                written += ops
+            else:
+                written += ops[-1:]
+                if name == "mv":
+                    removed += ops[:-1]
+    elif name == "dd":
+        for w in words[1:]:
+            if w.text.startswith("of="):
+                t = Word(w.text[3:], w.raw)
+                t.dyn, t.tilde = w.dyn, w.text.startswith("of=~")
+                written.append(t)
+    elif name in ("chmod", "chown", "chgrp"):
+        # `chmod -x file`: a mode may look like an option, so only the known options are skipped
+        ops = [w for w in words[1:] if w.dyn or w.text not in _PERM_OPTS and not w.text.startswith(
+            ("--reference=", "--from=")) and not (w.text.startswith("-") and set(w.text[1:]) <= set("RfvchHLP"))]
+        ref = any(w.text.startswith("--reference") for w in words)
+        written += ops if ref else ops[1:]
+    elif name in ("rm", "unlink", "rmdir", "shred", "srm", "trash", "rimraf"):
+        removed += operands(words)
+    elif name in ("curl", "wget"):
+        flag = "-o" if name == "curl" else "-O"
+        for i, w in enumerate(words[:-1]):
+            if w.text in (flag, "--output", "--output-document") and words[i + 1].text != "-":
+                written.append(words[i + 1])
+        written += _option_files(words, _FILE_OPTS[name])
+    elif name in _FILE_OPTS:
+        written += _option_files(words, _FILE_OPTS[name])
+    if name in ("sed", "gsed", "awk", "gawk", "mawk", "nawk"):
+        written += _script_files(part)
+    if name == "uniq":
+        ops = operands(words, frozenset({"-f", "-s", "-w", "--skip-fields", "--skip-chars", "--check-chars"}))
+        written += ops[1:2]
+    elif name == "git" and len(words) > 1 and words[1].text == "format-patch":
+        written += _option_files(words, ("-o", "--output-directory"))
+    return written, removed
+
+
+# Files a sed or awk script writes: sed's `w FILE` command and `s///w FILE` flag, awk's
+# `print > "FILE"`.
+_SOURCES["_SED_W"] = (r"(?:^|[;\n{}])\s*(?:[0-9$]+|/(?:[^/\\\n]|\\.)*/)?(?:\s*,\s*(?:[0-9$]+|/(?:[^/\\\n]|\\.)*/))?"
+                     r"\s*!?\s*[wW]\s+([^\n;}]+)|s(.)(?:(?!\2)[^\\\n]|\\.)*\2(?:(?!\2)[^\\\n]|\\.)*\2"
+                     r"[gpiImMe0-9]*w\s*([^\n]+)")
+_SOURCES["_AWK_W"] = (r">>?\s*\"([^\"]+)\"")
+
+
+def _script_files(part: Part) -> list[Word]:
+    words = part.words
+    awk = part.name != "sed" and part.name != "gsed"
+    scripts = [words[i + 1].text for i, w in enumerate(words[:-1]) if w.text in ("-e", "--expression")]
+    if not scripts:
+        ops = [w for w in words[1:] if not w.text.startswith("-")]
+        scripts = [ops[0].text] if ops else []
+    out: list[Word] = []
+    for sc in scripts:
+        for m in rx("_AWK_W" if awk else "_SED_W").finditer(sc):
+            target = next((g for g in (m.groups() if awk else (m.group(1), m.group(3))) if g), None)
+            if target and target.strip() not in ("/dev/stdout", "/dev/stderr"):
+                out.append(Word(target.strip(), target.strip()))
+    return out
+
+
+# Options whose value is a file the command writes (`sort -o .git/config`, `git log --output=…`).
+_FILE_OPTS: dict[str, tuple[str, ...]] = {
+    "sort": ("-o", "--output"), "shuf": ("-o", "--output"), "git": ("--output",),
+    "find": ("-fprint", "-fprint0", "-fls", "-fprintf"), "curl": ("-D", "--dump-header", "-c", "--cookie-jar",
+                                                                  "--trace", "--trace-ascii", "--stderr", "--libcurl"),
+    "wget": ("-o", "--output-file", "-a", "--append-output"), "pandoc": ("-o", "--output"),
+}
+
+
+def _option_files(words: list[Word], opts: tuple[str, ...]) -> list[Word]:
+    """The values of `opts` in `words`: `-o F`, `-oF`, `--output F`, `--output=F`."""
+    out: list[Word] = []
+    for i, w in enumerate(words[1:], 1):
+        t = w.text
+        for o in opts:
+            if t == o and i + 1 < len(words):
+                if words[i + 1].text != "-":
+                    out.append(words[i + 1])
+            elif o.startswith("--") and t.startswith(o + "="):
+                v = Word(t[len(o) + 1:], w.raw)
+                v.dyn = w.dyn
+                out.append(v)
+            elif len(o) == 2 and t.startswith(o) and len(t) > 2 and not t.startswith("--"):
+                v = Word(t[2:], w.raw)
+                v.dyn = w.dyn
+                out.append(v)
+    return out
+
+
+_COPIERS = frozenset({"cp", "mv", "rsync", "scp", "ln", "install"})
+
+
+def _on_disk(path: str, ctx: Ctx, *, delete: bool) -> str | None:
+    """Where a write to `path` inside the work tree lands once existing symbolic links are
+    followed (`h -> .git/hooks/pre-commit`), in the work tree's own spelling; None when the same.
+    A removal follows the links of the parent folders only: it removes the link itself."""
+    if not in_project(path, ctx) or path == ctx.project:
+        return None
+    head, tail = os.path.split(path)
+    real = os.path.join(os.path.realpath(head), tail) if delete else os.path.realpath(path)
+    root = os.path.realpath(ctx.project)
+    if real == root or real.startswith(root + "/"):
+        real = ctx.project + real[len(root):]
+    return None if real == path else real
+
+
+def _link_sources(part: Part) -> list[Word]:
+    """What `ln` or `cp -l/-s` makes a second name for: writing through that name writes it."""
+    name = part.name
+    words = part.words
+    if name == "cp" and not any(w.text in ("-l", "--link", "-s", "--symbolic-link") or
+                                (w.text.startswith("-") and not w.text.startswith("--") and
+                                 ("l" in w.text or "s" in w.text)) for w in words[1:]):
+        return []
+    if name not in ("ln", "cp"):
+        return []
+    ops = _cp_operands(name, words)
+    if any(w.text == "-t" or w.text.startswith("--target-directory") for w in words):
+        return ops
+    return ops[:-1] if len(ops) > 1 else ops
+
+
+# `-f` and `-T` take no value in cp, mv, ln and install (`mv -f .git/hooks/pre-commit x`);
+# `-m`, `-o`, `-g` take one in install only.
+_CP_OWN_VALUES = frozenset({"-t", "--target-directory", "-S", "--suffix"})
+_INSTALL_VALUES = _CP_OWN_VALUES | frozenset({"-m", "--mode", "-o", "--owner", "-g", "--group"})
+
+
+def _cp_operands(name: str, words: list[Word]) -> list[Word]:
+    if name in ("cp", "mv", "ln"):
+        return operands(words, _CP_OWN_VALUES, "tS")
+    if name == "install":
+        return operands(words, _INSTALL_VALUES, "tSmog")
+    return operands(words, _CP_VALUES, "ef")
+
+
+def _links_protected(part: Part, ctx: Ctx) -> list[Finding]:
+    out: list[Finding] = []
+    for w in _link_sources(part):
+        path = resolve(w, part.cwd, ctx.home)
+        if path is None:
+            continue
+        if path == ctx.project or path == "/" or ctx.project.startswith(path.rstrip("/") + "/"):
+            out.append((3, "protected-paths", f"{part.name} links {w.raw}, the work tree or a folder above it, "
+                                              "through which its .git and .handrail can be written"))
+            continue
+        hit = _protected(path, w, ctx, delete=False)
+        if hit is not None:
+            out.append((3, "protected-paths", f"{part.name} links {w.raw}, which matches '{hit[0]}' ({hit[1]}): "
+                                              "writing through the link writes it"))
+    return out
+
+
+def check_paths(part: Part, toks: list[str], ctx: Ctx) -> list[Finding]:
+    written, removed = _write_targets(part, toks)
+    out: list[Finding] = []
+    if part.name in ("ln", "cp") and ctx.enabled("protected-paths"):
+        out += _links_protected(part, ctx)
+    if not written and not removed:
+        return out
+    redirect_targets = {id(r.target) for r in part.redirs if r.target is not None}
+    for words, delete in ((written, False), (removed, True)):
+        verb = "removes" if delete else "writes"
+        for w in words:
+            path = resolve(w, part.cwd, ctx.home)
+            shown = w.raw
+            redirect = id(w) in redirect_targets
+            if ctx.enabled("protected-paths"):
+                container = delete or part.name in _COPIERS
+                hit = _protected(path, w, ctx, delete=delete, container=container)
+                real = _on_disk(path, ctx, delete=delete) if hit is None and path is not None else None
+                if real is not None:
+                    hit = _protected(real, w, ctx, delete=delete, container=container)
+                    shown = f"{w.raw} (a link to {real[len(ctx.project) + 1:] if in_project(real, ctx) else real})"
+                if hit is not None:
+                    out.append((3, "protected-paths", f"{verb} {shown}, which matches '{hit[0]}' ({hit[1]})"))
+                    continue
+                shown = w.raw
+            if path is None:
+                if redirect and ctx.enabled("redirect-write"):
+                    out.append((2, "redirect-write", f"writes {shown}"))
+                continue
+            if path.startswith("/dev/"):
+                if path in SAFE_DEVICES or path.startswith(("/dev/fd/", "/dev/pts/", "/dev/shm/")):
+                    continue
+                if ctx.enabled("disk-write"):
+                    out.append((3, "disk-write", f"{verb} the device {path}"))
+                continue
+            why = sensitive(path, ctx, delete=delete)
+            if why is not None and ctx.enabled("system-paths"):
+                out.append((3, "system-paths", f"{verb} {shown}: {why}"))
+            elif redirect and ctx.enabled("redirect-write"):
+                out.append((2, "redirect-write", f"writes {shown}"))
+    return out
