@@ -54,7 +54,6 @@ RULES = {
     "system": "services, the kernel, users, the network, signals to init or to every process",
     "schedule": "jobs that run later: crontab, at, batch, schtasks, systemd-run",
     "windows": "PowerShell and cmd deletes and formats: Remove-Item -Recurse -Force, rd /s, del /s, Format-Volume",
-    "unmodelled-option": "an option of a known program that handrail does not know to be harmless",
     "secret-read": "a secret the Read tool refuses (.env*, *.pem, *.key, secrets/) read through the shell: "
                    "cat/head/grep/sed/awk… of it, cp/scp/rsync/tar/zip of it, curl -d @/-F @/-T, source, < file",
 }

@@ -16,6 +16,24 @@ from handrail.policy.scope import (
 )
 
 SECRETS = (".env*", "*.pem", "*.key", "**/secrets/**")
+# Credential files that live outside projects, in a home folder or the system: matched at
+# any depth of an absolute path, so that whoever the home folder belongs to, it is caught.
+CREDENTIALS = (
+    "**/.ssh/id_*", "**/.ssh/*_key", "**/.ssh/*.key", "**/.aws/credentials", "**/.aws/sso/cache/**",
+    "**/.aws/cli/cache/**", "**/.netrc", "**/_netrc", "**/.npmrc", "**/.yarnrc.yml", "**/.pypirc",
+    "**/.docker/config.json", "**/.kube/config", "**/.kube/**/config", "**/.config/gcloud/**",
+    "**/.azure/**", "**/.git-credentials", "**/.config/git/credentials", "**/.config/gh/hosts.yml",
+    "**/.gnupg/**", "**/.password-store/**", "**/.vault-token", "**/.terraform.d/credentials.tfrc.json",
+    "**/.pgpass", "**/.my.cnf", "**/.cargo/credentials", "**/.cargo/credentials.toml", "**/.gem/credentials",
+    "**/.config/hub", "**/.m2/settings-security.xml", "**/.gradle/gradle.properties", "**/.boto",
+    "**/.s3cfg", "**/.config/rclone/rclone.conf", "**/.config/op/**", "**/.local/share/keyrings/**",
+    "**/Library/Keychains/**", "**/.config/anthropic/**", "**/.claude/.credentials.json",
+    "**/.codex/auth.json", "**/.config/github-copilot/**", "**/.gemini/oauth_creds.json",
+    "etc/shadow", "etc/gshadow", "etc/shadow-", "etc/sudoers", "etc/sudoers.d/**", "etc/ssh/ssh_host_*_key",
+    "etc/ssl/private/**", "**/.bash_history", "**/.zsh_history", "**/.python_history", "**/.psql_history",
+    "**/.mysql_history", "**/.node_repl_history",
+)
+_CREDENTIALS_WHY = "a credential file: keys, tokens or passwords of the machine's user"
 _WHY = {pattern: why for pattern, _who, why in DEFAULT_FORBIDDEN}
 _SETS: list[tuple[PatternSet, str]] = []
 
@@ -27,9 +45,10 @@ def read_refusal(path: str) -> Refusal | None:
     project: the patterns match at any depth, so `/home/me/app/.env` is caught too.
     """
     if not _SETS:
-        _SETS.extend((PatternSet([p], ignore_case=True), p) for p in SECRETS)
+        _SETS.extend((PatternSet([p], ignore_case=True), p) for p in SECRETS + CREDENTIALS)
     rel = path.lstrip("/")
     for spec, pattern in _SETS:
         if spec.match(rel):
-            return Refusal(FORBIDDEN_FILE, pattern, BUILTIN_FORBIDDEN, _WHY.get(pattern, "secrets"))
+            why = _WHY.get(pattern) or (_CREDENTIALS_WHY if pattern in CREDENTIALS else "secrets")
+            return Refusal(FORBIDDEN_FILE, pattern, BUILTIN_FORBIDDEN, why)
     return None

@@ -21,7 +21,7 @@ from handrail.policy.shell.code import (
 from handrail.policy.shell.common import ALWAYS_ON, DISK_TOOLS, RULES, SOURCE, Ctx, operands
 from handrail.policy.shell.deletes import check_find, check_rm
 from handrail.policy.shell.gitrules import check_git
-from handrail.policy.shell.secrets import SECRET_READERS, check_secret_reads
+from handrail.policy.shell.secrets import check_secret_reads
 from handrail.policy.shell.targets import _write_targets, check_paths
 
 TYPE_CHECKING = False
@@ -91,7 +91,7 @@ def findings(part: Part, toks: list[str], ctx: Ctx) -> list[Finding]:
         out += check_disk(part, toks, ctx)
     if part.redirs or name in _WRITERS:
         out += check_paths(part, toks, ctx)
-    if (part.redirs or name in SECRET_READERS) and ctx.enabled("secret-read"):
+    if (part.words or part.redirs) and ctx.enabled("secret-read"):
         out += check_secret_reads(part, ctx)
     if (part.assigns or name in ("export", "declare", "typeset", "local", "readonly")) and \
             ctx.enabled("git-safety-net"):

@@ -207,18 +207,64 @@ def _secret_sources(part: Part) -> list[tuple[Word, str]]:
         found += [_value(v, v.text) for v in _option_files(words, _CURL_UPLOAD) if v.text != "."]
     elif name in ("source", ".") and len(words) > 1:
         found = [words[1]]
+    elif name == "git":
+        found = _git_reads(words)
+    elif name in ("find", "fd", "fdfind") and any(w.text in ("-exec", "-execdir", "-ok", "-okdir", "-x", "--exec",
+                                                             "-X", "--exec-batch") for w in words):
+        # `find . -name .env -exec cat {} \;`: the names it selects are handed to a program
+        found = [words[i + 1] for i, w in enumerate(words[:-1]) if w.text in ("-name", "-iname", "-path", "-ipath",
+                                                                              "-wholename", "-g", "--glob")]
+        found += [w for w in words[1:] if name != "find" and not w.text.startswith("-")][:1]
+    elif name not in _METADATA_ONLY:
+        # A program handrail has no table for: any word that names a file may be read by it
+        # (`sort .env`, `jq . secrets/x.json`, `openssl rsa -in k.pem`, `perl -pe1 .env`).
+        found = [_value(w, w.text.split("=", 1)[1]) if w.text.startswith("-") and "=" in w.text else w
+                 for w in words[1:]]
+        found += [_value(w, w.text[3:]) for w in words[1:] if w.text.startswith("if=")]
     verb = "sends" if name in ("curl", "wget") else "copies" if name in (
         "cp", "mv", "install", "scp", "rsync", "tar", "zip") else "sources" if name in ("source", ".") else "reads"
     out += [(w, verb) for w in found]
     return out
 
 
+# Programs that look at a file's name, type or metadata, or remove or create it, without
+# printing what it holds (what they write or delete is judged by the path rules).
+_METADATA_ONLY = frozenset({"ls", "ll", "la", "dir", "stat", "test", "[", "[[", "touch", "mkdir", "rm", "rmdir",
+                            "unlink", "realpath", "readlink", "basename", "dirname", "echo", "printf", "which",
+                            "chmod", "chown", "chgrp", "du", "file", "mv", "ln", "trash", "shred", "type", "cd",
+                            "pushd", "export", "unset", "local", "declare", "true", "false", "exit", "wait",
+                            "find", "fd", "fdfind", "tree", "locate", "sleep", "kill", "git-check-ignore"})
+# git subcommands whose operands are paths of the work tree (read when they are a secret).
+_GIT_READS = frozenset({"show", "cat-file", "grep", "blame", "annotate", "log", "diff", "archive", "bundle",
+                        "hash-object", "ls-files"})
+
+
+def _git_reads(words: list[Word]) -> list[Word]:
+    """`git show :.env`, `git show HEAD:.env`, `git cat-file -p HEAD:secrets/x`, `git diff --no-index a .env`,
+    `git log -p -- .env`, `git blame .env`: the path after a revision's colon, or the operand."""
+    from handrail.policy.shell.unwrap import prog_name
+
+    sub = next((w for w in words[1:] if not w.text.startswith("-")), None)
+    if sub is None or prog_name(sub.text) not in _GIT_READS:
+        return []
+    out: list[Word] = []
+    for w in words[words.index(sub) + 1 :]:
+        t = w.text
+        if t.startswith("-"):
+            continue
+        out.append(_value(w, t.split(":", 1)[1]) if ":" in t and not t.startswith(("/", "./")) else w)
+    return out
+
+
 def _secret_hint() -> re.Pattern[str]:
     """A path can match a secret pattern only if it holds that pattern's longest literal piece."""
     if not _SECRET_HINT:
-        from handrail.policy.shell.reads import SECRETS
+        from handrail.policy.shell.reads import CREDENTIALS, SECRETS
 
-        pieces = {max((c for c in re.split(r"[*?\[\]/]+", p.lower()) if c), key=len, default="") for p in SECRETS}
+        pieces = {max((c for c in re.split(r"[*?\[\]/]+", p.lower()) if c), key=len, default="")
+                  for p in SECRETS + CREDENTIALS}
+        pieces.discard("")
+        pieces |= {".env", ".e", "id_", ".pem", ".key", "secret", "credential", "shadow", "netrc", "npmrc"}
         _SECRET_HINT.append(re.compile("|".join(re.escape(p) for p in sorted(pieces)), re.I))
     return _SECRET_HINT[0]
 
@@ -228,7 +274,7 @@ def check_secret_reads(part: Part, ctx: Ctx) -> list[Finding]:
     out: list[Finding] = []
     seen: set[str] = set()
     hint = _secret_hint()
-    for w, how in _secret_sources(part):
+    for w, how in _expanded(_secret_sources(part), part, ctx):
         path = resolve(w, part.cwd, ctx.home)
         if path is None:  # `$DIR/.env`: what follows the run-time part is still known
             rel = w.text.rsplit(SENT, 1)[-1].lstrip("/")
@@ -236,7 +282,7 @@ def check_secret_reads(part: Part, ctx: Ctx) -> list[Finding]:
             rel = "" if path == ctx.project else path[len(ctx.project) + 1 :]
         else:
             rel = path  # reads.py matches at any depth: `/home/me/app/.env` too
-        if not rel or rel in seen or not hint.search(rel):
+        if not rel or rel in seen or not (hint.search(rel) or w.glob):
             continue
         seen.add(rel)
         from handrail.policy.shell.reads import read_refusal
@@ -250,4 +296,97 @@ def check_secret_reads(part: Part, ctx: Ctx) -> list[Finding]:
             out.append((3, "secret-read", f"{part.name or 'the shell'} {verb} {shown}, which matches '{refusal.rule}' "
                                           f"({refusal.source}: {refusal.why}): a secret the Read tool may not "
                                           "open either"))
+    if not out and part.name in _RECURSIVE_SEARCH:
+        out += _recursive_search(part, ctx)
     return out
+
+
+GLOB_LIMIT = 2000
+
+
+def _expanded(sources: list[tuple[Word, str]], part: Part, ctx: Ctx) -> list[tuple[Word, str]]:
+    """A glob is judged by what it names on disk (`cat .e*` names `.env`), and by itself."""
+    out: list[tuple[Word, str]] = []
+    for w, how in sources:
+        out.append((w, how))
+        if not w.glob or w.dyn or part.cwd is None:
+            continue
+        import glob
+        import itertools
+
+        pattern = resolve(w, part.cwd, ctx.home)
+        if pattern is None:
+            continue
+        for hit in itertools.islice(glob.iglob(pattern, include_hidden=True, recursive=True), GLOB_LIMIT):
+            named = Word(hit, f"{w.raw} (names {hit})")
+            out.append((named, how))
+    return out
+
+
+# Searches that descend into folders: what they print may come from any file below.
+_RECURSIVE_SEARCH = frozenset({"grep", "egrep", "fgrep", "rg", "ag", "ack", "git"})
+WALK_LIMIT = 20_000
+_SKIP_DIRS = frozenset({".git", "node_modules", ".venv", "venv", "__pycache__", ".mypy_cache", ".pytest_cache",
+                        ".tox", "dist", "build", "target"})
+
+
+def _recursive_search(part: Part, ctx: Ctx) -> list[Finding]:
+    """`grep -r X .`, `rg -uu X`, `git grep --untracked X` over a tree that holds a secret, unless the
+    command excludes it."""
+    texts = [w.text for w in part.words[1:]]
+    name = part.name
+    if name == "git":
+        if not texts or texts[0] != "grep" or not any(t in ("--untracked", "--no-index", "--no-exclude-standard")
+                                                       for t in texts):
+            return []
+    elif name in ("rg", "ag"):
+        unrestricted = any(t in ("-uu", "-uuu", "--hidden", "-.", "--no-ignore", "--unrestricted", "-u")
+                           or (t.startswith("-u") and t.count("u") >= 2 and t.strip("-u") == "") for t in texts)
+        if not unrestricted:
+            return []  # they skip hidden and ignored files, where secrets live
+    elif not any(t in ("-r", "-R", "--recursive", "--dereference-recursive", "-d") or
+                 (t.startswith("-") and not t.startswith("--") and ("r" in t or "R" in t)) for t in texts):
+        return []
+    if any(t.startswith(("--exclude", "--exclude-dir", "-g", "--glob", "--iglob")) and
+           ("env" in t or "secret" in t or "!" in t) for t in texts):
+        return []
+    roots = [resolve(w, part.cwd, ctx.home) for w in part.words[2:] if not w.text.startswith("-")]
+    roots = [r for r in roots if r is not None and __import__("os").path.isdir(r)] or (
+        [part.cwd] if part.cwd else [])
+    found = _find_secret(roots)
+    if found is None:
+        return [(3, "secret-read", f"{name} searches a tree too large to check for secrets ({WALK_LIMIT:,} entries)")]
+    if found:
+        return [(3, "secret-read", f"{name} searches every file below, {found} included, which holds secrets: "
+                                   "exclude it (--exclude, -g '!…') or search where no secret lies")]
+    return []
+
+
+def _find_secret(roots: list[str]) -> str | None:
+    """The first secret file under the roots ('' when none), None past the walk limit."""
+    import os
+
+    from handrail.policy.shell.reads import read_refusal
+
+    seen = 0
+    stack = list(roots)
+    while stack:
+        top = stack.pop()
+        try:
+            entries = list(os.scandir(top))
+        except OSError:
+            continue
+        for e in entries:
+            seen += 1
+            if seen > WALK_LIMIT:
+                return None
+            try:
+                is_dir = e.is_dir(follow_symlinks=False)
+            except OSError:
+                continue
+            if is_dir:
+                if e.name not in _SKIP_DIRS:
+                    stack.append(e.path)
+            elif read_refusal(e.path) is not None:
+                return e.path
+    return ""

@@ -184,8 +184,6 @@ def check_kill(part: Part, ctx: Ctx) -> list[Finding]:
                 continue
             pids.append(t)
             i += 1
-        if any(w.dyn for w in ops):
-            return [(3, "system", "kill signals processes only known at run time")]
         if any(p in ("1", "0", "-1") or p.startswith("-") and p[1:].isdigit() for p in pids):
             return [(3, "system", "kill signals init, every process, or a whole process group")]
         return []
