@@ -46,6 +46,9 @@ RULES = {
     "sql-destroy": "DROP DATABASE/TABLE/SCHEMA, TRUNCATE, DELETE without WHERE through psql/mysql/sqlite3…",
     "fork-bomb": "a shell function that calls itself",
     "redirect-write": "a redirection into a file is a local change (tier 2)",
+    "network-send": "requests that send data or change remote state: curl -X DELETE/-d, gh api -X/-f, nc, scp to a "
+                    "host",
+    "db-reset": "framework commands that drop or reset a database: rails db:drop, manage.py flush, ecto.reset…",
     "privilege": "running as another user: sudo, su, doas, pkexec, runas, runuser",
     "agent-markers": "changing the variables that say an agent acts: env -u CLAUDECODE, unset CODEX_…, env -i",
     "code-env": "variables that make programs load code: BASH_ENV, ENV, LD_PRELOAD, NODE_OPTIONS, PERL5OPT…",
@@ -154,15 +157,15 @@ def sensitive(path: str, ctx: Ctx, *, delete: bool = False) -> str | None:
         first = path[len(home) + 1 :].split("/", 1)[0]
         if first.startswith("."):
             return f"~/{first}, the configuration in your home folder"
-        return "outside the work tree" if delete else None
+        return "outside the work tree"
     for root in HOME_ROOTS:
         if path == root or _under(path, root):
             return "another user's home folder"
     for root in SYSTEM_ROOTS:
         if path == root or _under(path, root):
             return "a system path"
-    # removing or moving away what lies outside the work tree cannot be undone from it
-    return "outside the work tree" if delete else None
+    # what lies outside the work tree is outside every task's scope, and cannot be restored from it
+    return "outside the work tree"
 
 
 _HINT: list[re.Pattern[str]] = []

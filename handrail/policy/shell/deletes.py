@@ -146,3 +146,14 @@ def _only_regenerable(expr: list[Word]) -> bool:
             return False
         i += 2 if t in _FIND_VALUES else 1
     return names > 0
+
+
+def check_rsync(part: Part, ctx: Ctx) -> list[Finding]:
+    """rsync deletes at the destination what the source lacks, or the source itself."""
+    for w in part.words[1:]:
+        t = w.text
+        if t.startswith(("--delete", "--del", "--remove-source-files", "--remove-sent-files")) or t == "--prune-empty-dirs":
+            if t == "--prune-empty-dirs":
+                continue
+            return [(3, "rm-recursive", f"rsync {t} deletes files that cannot be brought back from here")]
+    return []

@@ -139,6 +139,7 @@ _ENV = _fs("-u", "--unset", "-C", "--chdir", "-S", "--split-string", "-P")
 _WATCH = _fs("-n", "--interval", "-q", "--equexit", "-s", "--shotsdir")
 _SSH = _fs("-b", "-c", "-D", "-E", "-e", "-F", "-I", "-i", "-J", "-L", "-l", "-m", "-O", "-o", "-p", "-Q", "-R",
            "-S", "-W", "-w", "-B")
+_STDIN_PATHS = _fs("/dev/stdin", "/dev/fd/0", "/proc/self/fd/0")
 _SHELL_VALUE = _fs("-o", "+o", "-O", "+O", "--rcfile", "--init-file")
 _NPX = _fs("-p", "--package", "-c", "--call", "--cache", "--registry", "--userconfig")
 _UV_RUN = _fs("--with", "--with-requirements", "--with-editable", "--python", "-p", "--project", "--directory",
@@ -311,6 +312,8 @@ def step(flat: Flat, part: Part, name: str, words: list[Word], st: State) -> lis
         flat.shell_text(part, text, any(w.dyn for w in rest), any(_has_download(w) for w in rest), "eval", st, words)
         return None
     if name in ("source", "."):
+        if len(words) > 1 and words[1].text in _STDIN_PATHS:
+            return stdin_script(flat, part, name, words, st)
         if len(words) > 1 and (words[1].dyn or words[1].raw[:2] == "<("):
             rule = DOWNLOAD if _has_download(words[1]) else DYNAMIC
             part.flags.append((rule, f"{name} runs a script only known at run time"))
@@ -692,6 +695,8 @@ def _shell(flat: Flat, part: Part, name: str, words: list[Word], st: State) -> l
         part.name = name
         flat.shell_text(part, rest[0].text, rest[0].dyn, _has_download(rest[0]), label, st, words)
         return None
+    if rest and not from_stdin and rest[0].text in _STDIN_PATHS:
+        rest, from_stdin = rest[1:], True
     if rest and not from_stdin:
         script = rest[0]
         if script.dyn or script.raw[:2] == "<(":

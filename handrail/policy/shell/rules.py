@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import os
 
-from handrail.policy.shell import system
+from handrail.policy.shell import remote, system
 from handrail.policy.shell.code import (
     INTERPRETERS,
     check_assigns,
@@ -19,7 +19,7 @@ from handrail.policy.shell.code import (
     check_sql,
 )
 from handrail.policy.shell.common import ALWAYS_ON, DISK_TOOLS, RULES, SOURCE, Ctx, operands
-from handrail.policy.shell.deletes import check_find, check_rm
+from handrail.policy.shell.deletes import check_find, check_rm, check_rsync
 from handrail.policy.shell.gitrules import check_git
 from handrail.policy.shell.secrets import check_secret_reads
 from handrail.policy.shell.targets import _write_targets, check_paths
@@ -70,6 +70,15 @@ _register(("history",), "history", _plain(system.check_history))
 _register(("rd", "rmdir", "del", "erase", *system._PS_DESTROY, *system._PS_DELETE, *system._PS_EXEC), "windows",
           _plain(system.check_windows))
 _register((*system.POWERSHELL, *system.CMD), "dynamic", _plain(system.check_powershell))
+_register(("curl", "wget", "http", "https", "xh", "xhs"), "network-send", _plain(remote.check_http))
+_register(("gh",), "network-send", _plain(remote.check_gh))
+_register(("nc", "ncat", "netcat", "socat", "telnet"), "network-send", _plain(remote.check_socket))
+_register(("scp", "rsync", "sftp"), "network-send", _plain(remote.check_copy_out))
+_register(("rsync",), "rm-recursive", _plain(check_rsync))
+_register((*remote._DB_RESETS, "python", "php", "npx", "bin/rails", "node", "bunx", "pnpm", "yarn"), "db-reset",
+          _plain(remote.check_db_reset))
+_register(("docker", "podman", "nerdctl"), "system", _plain(remote.check_container))
+_register(("tmux", "screen"), "dynamic", _plain(remote.check_multiplexer))
 
 
 def findings(part: Part, toks: list[str], ctx: Ctx) -> list[Finding]:
