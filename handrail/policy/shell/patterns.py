@@ -350,6 +350,11 @@ def _m(els: list[Element], ei: int, toks: list[str], ti: int, wild: list[bool], 
             if ei == ne - 1:
                 return True
             for k in range(ti, nt + 1):
+                # In an allow pattern a `*` before more words stands for operands: it may not swallow
+                # an option or a word known only at run time (`aws * list-* *` must not match
+                # `aws s3 sync . s3://b --delete --exclude list-x`).
+                if k > ti and not deny and (wild[k - 1] or is_flag(toks[k - 1])):
+                    return False
                 if _m(els, ei + 1, toks, k, wild, deny):
                     return True
             return False

@@ -112,6 +112,8 @@ def parse(text: str, depth: int = 0) -> list[Pipeline]:
     """The whole text as a list of pipelines. Raises ShellSyntaxError."""
     if depth > MAX_DEPTH:
         raise ShellSyntaxError("commands nested too deeply")
+    if len(text) > MAX_INPUT:
+        raise ShellSyntaxError(f"{len(text):,} characters, more than the {MAX_INPUT // 1024} KiB handrail judges")
     if _PLAIN.fullmatch(text):
         fast = _plain(text)
         if fast is not None:
@@ -246,6 +248,8 @@ def _simple_list(text: str) -> list[Pipeline] | None:
 
 
 BRACE_LIMIT = 256
+BRACE_WORK = 4 * BRACE_LIMIT  # calls (weighted by length) one word's expansion may take
+MAX_INPUT = 128 * 1024  # longer shell text is not judged: a human reads it
 _SEQ = re.compile(r"(-?\d+)\.\.(-?\d+)(?:\.\.-?\d+)?|([A-Za-z])\.\.([A-Za-z])(?:\.\.-?\d+)?")
 
 
@@ -280,7 +284,11 @@ def _skip_quoted(raw: str, i: int) -> int:
 def brace_expand(raw: str, _budget: list[int] | None = None) -> list[str] | None:
     """The raw words bash's brace expansion makes of the raw word `raw`, or None when it
     has no brace expression. Bounded: at most BRACE_LIMIT words."""
-    budget = _budget if _budget is not None else [BRACE_LIMIT]
+    budget = _budget if _budget is not None else [BRACE_LIMIT, BRACE_WORK]
+    budget[1] -= 1 + len(raw) // 64
+    if budget[1] <= 0:
+        # counted as it expands, not at the leaves: `{a,b}{a,b}…` doubles with each group
+        raise ShellSyntaxError(f"brace expansion makes more than {BRACE_LIMIT} words")
     i, n = 0, len(raw)
     while i < n:
         j = _skip_quoted(raw, i)
@@ -322,7 +330,9 @@ def brace_expand(raw: str, _budget: list[int] | None = None) -> list[str] | None
             if m.group(1) is not None:
                 a, b = int(m.group(1)), int(m.group(2))
                 step = 1 if b >= a else -1
-                alts = [str(x) for x in range(a, b + step, step)[:BRACE_LIMIT]]
+                if abs(b - a) >= BRACE_LIMIT:
+                    raise ShellSyntaxError(f"brace expansion makes more than {BRACE_LIMIT} words")
+                alts = [str(x) for x in range(a, b + step, step)]
             else:
                 a, b = ord(m.group(3)), ord(m.group(4))
                 step = 1 if b >= a else -1
@@ -333,7 +343,7 @@ def brace_expand(raw: str, _budget: list[int] | None = None) -> list[str] | None
             more = brace_expand(pre + alt + post, budget)
             for one in more if more is not None else [pre + alt + post]:
                 if budget[0] <= 0:
-                    return out
+                    raise ShellSyntaxError(f"brace expansion makes more than {BRACE_LIMIT} words")
                 budget[0] -= 1
                 out.append(one)
         return out

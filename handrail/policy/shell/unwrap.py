@@ -77,6 +77,8 @@ class Part:
         return f"Part({self.text!r})"
 
 
+# A word followed by another word or an option: `((git push -f))` is a command line, `((i += 1))` is not.
+_COMMAND_LIKE = __import__("re").compile(r"^\s*[A-Za-z_./][\w./-]*\s+(?:-|[A-Za-z_./])|^\s*[A-Za-z_./][\w./-]*\s*$")
 _PROG_CACHE: dict[str, str] = {}
 
 
@@ -207,6 +209,14 @@ class Flat:
             if r.target is not None:
                 self.subs(r.target.subs, st, ctx, via, "$(…)")
             self.subs(r.body_subs, st, ctx, via, "$(…)")
+        if node.kind == "arith" and node.words and _COMMAND_LIKE.search(node.words[0].raw):
+            # bash reads `((…))` as arithmetic, dash (/bin/sh on Debian) as two nested subshells:
+            # what would run under the stricter reading is judged
+            try:
+                tree = parse(node.words[0].raw, self.depth + 1)
+            except ShellSyntaxError:
+                tree = []
+            self.lists(tree, st.copy(), _join(ctx, "((…)) as sh reads it"), via)
         if node.kind == "func":
             st.funcs.add(node.name)
             start = len(self.out)
