@@ -13,7 +13,7 @@ from __future__ import annotations
 import json
 import os
 from collections.abc import Mapping
-from typing import TextIO
+from typing import Any, TextIO
 
 from handrail.memory import bootstrap, journal, store
 from handrail.policy import agents
@@ -25,7 +25,7 @@ MAX_BYTES = 1024 * 1024   # a description is a few pages; more is a mistake or a
 LOCK_WAIT = 5.0           # seconds a commit waits for another memory command to finish
 
 
-def _result(dry_run: bool) -> dict:
+def _result(dry_run: bool) -> dict[str, Any]:
     return {"ok": False, "reason": None, "failures": [], "files": [], "dry_run": dry_run, "stripped": {},
             "session_id": None, "backup": None, "already_written": False, "recovered": None}
 
@@ -83,7 +83,7 @@ def resolve_problem(project: str, folder: str, rel: str) -> Failure | None:
 
 
 def commit(project: str, text: str | None, source: str, *, agent: str | None = None, dry_run: bool = False,
-           env: Mapping[str, str] | None = None, read_error: str | None = None) -> dict:
+           env: Mapping[str, str] | None = None, read_error: str | None = None) -> dict[str, Any]:
     """Validate and (unless `dry_run`) write; the answer `--json` prints.
 
     Everything happens under the memory lock, after an interrupted earlier write was
@@ -116,7 +116,7 @@ def commit(project: str, text: str | None, source: str, *, agent: str | None = N
 
 
 def _commit(project: str, text: str | None, source: str, who: str | None, dry_run: bool, read_error: str | None,
-            result: dict) -> list[Failure]:
+            result: dict[str, Any]) -> list[Failure]:
     recovered = journal.recover(project)
     if recovered is not None:
         result["recovered"] = recovered.line()
@@ -148,7 +148,7 @@ def _commit(project: str, text: str | None, source: str, who: str | None, dry_ru
     return []
 
 
-def _already_written(project: str, text: str | None, source: str, read_error: str | None, result: dict) -> bool:
+def _already_written(project: str, text: str | None, source: str, read_error: str | None, result: dict[str, Any]) -> bool:
     """Whether this very update is the last one written, and still in place: the retry
     of a commit whose answer was lost (killed after its write was decided) succeeds
     without writing again."""
@@ -173,7 +173,7 @@ def _already_written(project: str, text: str | None, source: str, read_error: st
     return True
 
 
-def _manifest(project: str) -> tuple[dict | None, bytes | None, Failure | None]:
+def _manifest(project: str) -> tuple[dict[str, Any] | None, bytes | None, Failure | None]:
     """The manifest, and its bytes (the write removes it only if it still has them)."""
     try:
         raw = journal.read(store.manifest_path(project))
@@ -192,7 +192,7 @@ def _manifest(project: str) -> tuple[dict | None, bytes | None, Failure | None]:
     return data, raw, None
 
 
-def _validate(project: str, manifest: dict, text: str | None, source: str, result: dict,
+def _validate(project: str, manifest: dict[str, Any], text: str | None, source: str, result: dict[str, Any],
               read_error: str | None) -> tuple[list[Failure], dict[str, str]]:
     """Every rule's failures (most basic first) and the cleaned files to write."""
     files, failure = parse_output(text, source, read_error)
@@ -227,7 +227,7 @@ _ORDER = {rule: i for i, rule in enumerate((rules.INVALID_OUTPUT, rules.ALLOWED_
                                             rules.SNAPSHOT_HASH))}
 
 
-def _hash_problem(project: str, manifest: dict) -> list[Failure]:
+def _hash_problem(project: str, manifest: dict[str, Any]) -> list[Failure]:
     folder = manifest["bootstrap_dir"]
     now = bootstrap.snapshot(project, folder)
     if now.digest == manifest["snapshot_hash"]:

@@ -13,6 +13,7 @@ from __future__ import annotations
 import os
 import uuid
 from collections.abc import Mapping
+from typing import Any
 
 import pygit2
 
@@ -61,7 +62,7 @@ def _range_text(base: str | None, head: str) -> str:
     return head if base is None else f"{base}..{head}"
 
 
-def _pending(project: str) -> dict | None:
+def _pending(project: str) -> dict[str, Any] | None:
     try:
         data = store.load_manifest(project)
     except (OSError, ValueError):
@@ -96,7 +97,7 @@ LOCK_WAIT = 30.0          # seconds to wait for a memory commit writing the desc
 
 
 def prepare(project: str, *, git_range: str | None = None, agent: str | None = None, force: bool = False,
-            from_hook: bool = False, env: Mapping[str, str] | None = None) -> dict:
+            from_hook: bool = False, env: Mapping[str, str] | None = None) -> dict[str, Any]:
     """Judge the range, write the manifest when it matters (or `force`), record the
     verdict; the answer `--json` prints. Under the memory lock, after an interrupted
     commit was finished or undone: the snapshot is never of a half-written description."""
@@ -108,12 +109,12 @@ def prepare(project: str, *, git_range: str | None = None, agent: str | None = N
 
 
 def _prepare(repo: pygit2.Repository, project: str, *, git_range: str | None, agent: str | None, force: bool,
-             from_hook: bool, env: Mapping[str, str] | None) -> dict:
+             from_hook: bool, env: Mapping[str, str] | None) -> dict[str, Any]:
     env = os.environ if env is None else env
     detected = agents.detect(env)
     trigger = agent or (detected.name if detected else None)
     snap = bootstrap.snapshot(project)
-    result: dict = {"verdict": "skip", "reasons": [], "targets": [], "git_range": None, "diff_summary": None,
+    result: dict[str, Any] = {"verdict": "skip", "reasons": [], "targets": [], "git_range": None, "diff_summary": None,
                     "changed_files": [], "manifest": None, "written": False, "forced": False, "session_id": None,
                     "trigger_agent": trigger, "missing_bootstrap": snap.missing,
                     "init_command": bootstrap.INIT_COMMAND if snap.missing else None}
@@ -161,7 +162,7 @@ def _newer_pending(repo: pygit2.Repository, project: str, head: str) -> bool:
     return theirs != head and git.is_ancestor(repo, head, theirs)
 
 
-def _manifest(snap: bootstrap.Snapshot, result: dict, trigger: str | None, now: str, *, omitted: int) -> dict:
+def _manifest(snap: bootstrap.Snapshot, result: dict[str, Any], trigger: str | None, now: str, *, omitted: int) -> dict[str, Any]:
     targets = result["targets"]
     manifest = {
         "version": rules.MANIFEST_VERSION,
@@ -186,7 +187,7 @@ def _manifest(snap: bootstrap.Snapshot, result: dict, trigger: str | None, now: 
     return manifest
 
 
-def _record(project: str, result: dict, trigger: str | None) -> None:
+def _record(project: str, result: dict[str, Any], trigger: str | None) -> None:
     written = result["written"]
     kind = "memory_reflect_prepared" if written else "memory_reflect_skipped"
     what = (f"reflection prepared for {', '.join(result['targets'])}" if written

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+from typing import Any
 
 from handrail.memory import bootstrap, journal, store
 from handrail.policy import memory as rules
@@ -11,7 +12,7 @@ from handrail.records import clock
 STALE_DAYS = 7
 
 
-def status(project: str, *, settle: bool = False) -> dict:
+def status(project: str, *, settle: bool = False) -> dict[str, Any]:
     """Whether a reflection is pending, for whom, and what to run; the `--json` answer.
     `settle`: first finish or undo an interrupted commit (`handrail doctor` only looks)."""
     recovered = None
@@ -23,9 +24,9 @@ def status(project: str, *, settle: bool = False) -> dict:
     return out
 
 
-def _status(project: str) -> dict:
+def _status(project: str) -> dict[str, Any]:
     snap = bootstrap.snapshot(project)
-    out: dict = {"pending": False, "manifest": None, "problem": None, "trigger_agent": None, "targets": [],
+    out: dict[str, Any] = {"pending": False, "manifest": None, "problem": None, "trigger_agent": None, "targets": [],
                  "git_range": None, "diff_summary": None, "generated_at": None, "age_days": None, "stale": False,
                  "bootstrap_dir": snap.folder, "missing_bootstrap": snap.missing, "next": None,
                  "interrupted": journal.pending(project)}
