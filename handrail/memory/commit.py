@@ -22,7 +22,7 @@ from handrail.policy.memory import Failure
 from handrail.records import clock, events
 
 MAX_BYTES = 1024 * 1024   # a description is a few pages; more is a mistake or an attack
-LOCK_WAIT = 5.0           # seconds a commit waits for another memory command to finish
+LOCK_WAIT = 30.0          # seconds a commit waits for another memory command (a prepare) to finish
 
 
 def _result(dry_run: bool) -> dict[str, Any]:

@@ -92,7 +92,7 @@ def locked(project: str, wait: float = 5.0) -> Iterator[bool]:
     if not os.path.isdir(project):  # nothing to guard; the caller says what is wrong
         yield True
         return
-    events.ensure_runtime_dir(project)
+    _runtime(project)
     fd = os.open(os.path.join(project, LOCK), os.O_RDWR | os.O_CREAT, 0o644)
     try:
         deadline = time.monotonic() + wait
@@ -153,7 +153,7 @@ def write(project: str, updates: Mapping[str, bytes], *, backup_stamp: str | Non
     for rel in updates:
         if rel not in TARGETS:
             raise ValueError(f"{rel}: not a bootstrap file")
-    events.ensure_runtime_dir(project)
+    _runtime(project)
     try:
         targets = _stage(project, txn, updates)
         journal = {"version": VERSION, "id": uuid.uuid4().hex, "targets": targets, "keep": keep, "event": event,
@@ -371,6 +371,16 @@ def _remove_strays(project: str) -> None:
             if _STRAY.match(name):
                 with contextlib.suppress(OSError):
                     os.unlink(os.path.join(project, folder, name))
+
+
+def _runtime(project: str) -> None:
+    """`.handrail/runtime/`, git-ignored: also where a kill left its `.gitignore` empty,
+    or git would see the staging folder."""
+    path = events.ensure_runtime_dir(project)
+    ignore = os.path.join(path, ".gitignore")
+    if not read(ignore):
+        with open(ignore, "w", encoding="utf-8") as f:
+            f.write("# handrail runtime state: never committed\n*\n")
 
 
 def _backups_base(project: str) -> str:

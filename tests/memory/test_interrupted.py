@@ -179,3 +179,19 @@ def test_a_damaged_journal_stops_every_memory_command_with_what_to_do(pending: M
         assert r.returncode == 2, r.stdout + r.stderr
         assert "memory-txn/journal.json" in r.stderr and "Traceback" not in r.stderr
     assert not (pending.path / "x").exists() and (pending.path / MANIFEST).exists()
+
+
+def test_a_write_still_under_way_is_never_taken_for_an_interrupted_one(
+        staged: tuple[Mem, dict[str, str], dict[str, str], Path]) -> None:
+    fcntl = pytest.importorskip("fcntl")
+    mem, old, _new, _update = staged
+    (mem.path / TXN).mkdir()
+    (mem.path / TXN / "journal.json").write_text("{}")  # what a live writer's half-written state may look like
+    fd = os.open(mem.path / ".handrail/runtime/memory.lock", os.O_RDWR | os.O_CREAT)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        r = mem.hr("memory", "status")
+        assert r.returncode == 2 and "another memory command is writing" in r.stderr
+        assert (mem.path / TXN / "journal.json").read_text() == "{}" and mem.read(HOW) == old[HOW]
+    finally:
+        os.close(fd)
