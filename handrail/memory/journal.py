@@ -159,7 +159,8 @@ def write(project: str, updates: Mapping[str, bytes], *, backup_stamp: str | Non
         journal = {"version": VERSION, "id": uuid.uuid4().hex, "targets": targets, "keep": keep, "event": event,
                    "backup": _backup_folder(project, backup_stamp) if backup_stamp and any(
                        t["old"] is not None for t in targets) else None,
-                   "remove": [{"path": p.replace(os.sep, "/"), "sha256": digest(data)} for p, data in (remove or {}).items()]}
+                   "remove": [{"path": p.replace(os.sep, "/"), "sha256": digest(data)}
+                              for p, data in (remove or {}).items()]}
         _write_bytes(os.path.join(txn, "journal.json.tmp"), json.dumps(journal, indent=2).encode("utf-8"))
         os.replace(os.path.join(txn, "journal.json.tmp"), os.path.join(project, JOURNAL))
         _sync_dir(txn)
@@ -167,8 +168,20 @@ def write(project: str, updates: Mapping[str, bytes], *, backup_stamp: str | Non
         # Nothing has been renamed onto a target yet: dropping the staging is the whole undo.
         shutil.rmtree(txn, ignore_errors=True)
         raise
-    _forward(project, journal)
-    _finish(project, journal, recovered=False)
+    try:
+        _forward(project, journal)
+    except BaseException as e:
+        # A rename refused (not a kill): put back what had moved, so that "nothing was
+        # changed" stays true; where even that fails, the next memory command retries.
+        try:
+            _back(project, journal)
+        except OSError as again:
+            raise HandrailError(f"{e}; and undoing it: {again}: the half-done write stays in {TXN_DIR}, and the "
+                                "next memory command finishes or undoes it", reason="write_failed") from None
+        shutil.rmtree(txn, ignore_errors=True)
+        raise
+    with contextlib.suppress(OSError):  # the files are written; the next memory command tidies up
+        _finish(project, journal, recovered=False)
     return journal
 
 

@@ -2,6 +2,7 @@
 
     HANDRAIL_TEST_KILL_AT=replace:3 python killpoint.py memory commit --output FILE
     HANDRAIL_TEST_KILL_AT=replace:3:after ...   (killed right after the call returns)
+    HANDRAIL_TEST_KILL_AT=replace:3:fail ...    (the call raises PermissionError instead)
 
 The function is looked up on `os` at every call by the code under test, so wrapping
 the attribute here sees every rename, fsync or unlink handrail makes; the process dies
@@ -21,11 +22,13 @@ def arm(spec: str) -> None:
     name, nth, *when = spec.split(":")
     real: Callable[..., object] = getattr(os, name)
     calls = 0
-    after = when == ["after"]
+    after, fail = when == ["after"], when == ["fail"]
 
     def fatal(*args: object, **kwargs: object) -> object:
         nonlocal calls
         calls += 1
+        if calls == int(nth) and fail:
+            raise PermissionError(13, "Permission denied", str(args[-1]) if args else None)
         if calls == int(nth) and not after:
             os.kill(os.getpid(), signal.SIGKILL)
         out = real(*args, **kwargs)

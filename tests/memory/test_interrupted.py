@@ -135,6 +135,17 @@ def test_an_edit_made_while_a_commit_lay_interrupted_is_kept_and_the_rest_undone
     assert mem.events("memory_reflect_committed") == []
 
 
+def test_a_rename_refused_half_way_puts_back_the_files_already_renamed(
+        staged: tuple[Mem, dict[str, str], dict[str, str], Path]) -> None:
+    mem, old, new, update = staged
+    # Renames: the journal, then HOW, then STATE: STATE's is refused.
+    r = run_killed(mem, "replace:3:fail", "memory", "commit", "--output", str(update))
+    assert r.returncode == 1 and "write_failed" in r.stderr and "nothing was written" in r.stderr
+    assert {p: mem.read(p) for p in old} == old and mem.manifest() is not None
+    assert temp_files(mem) == [] and dirty(mem) == []
+    assert mem.update(new).returncode == 0 and {p: mem.read(p) for p in old} == {**old, **new}
+
+
 def test_the_retry_of_a_commit_already_written_succeeds_without_writing(
         staged: tuple[Mem, dict[str, str], dict[str, str], Path]) -> None:
     mem, _old, new, _update = staged
