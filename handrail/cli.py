@@ -716,6 +716,8 @@ def memory_prepare(git_range: str | None, agent: str | None, force: bool, projec
     if as_json:
         emit_json(result)
         return
+    if result["recovered"]:
+        click.echo(f"handrail memory: {result['recovered']}", err=True)
     click.echo(f"{result['verdict']}: {'; '.join(result['reasons'])}")
     if result["git_range"]:
         click.echo(f"  range: {result['git_range']} ({result['diff_summary']})")
@@ -748,6 +750,11 @@ def memory_commit(stdin: str | None, output: str | None, agent: str | None, dry_
                     read_error=problem)
     if as_json:
         emit_json(result)
+        raise SystemExit(0 if result["ok"] else 1)
+    if result["recovered"]:
+        click.echo(f"handrail memory: {result['recovered']}", err=True)
+    if result["already_written"]:
+        click.echo(f"already written: {', '.join(result['files'])} (this update was committed before)")
     elif result["ok"]:
         verb = "would write" if dry_run else "wrote"
         click.echo(f"{verb} {', '.join(result['files'])}")
@@ -767,10 +774,12 @@ def memory_status(project: str, as_json: bool) -> None:
     """Is a reflection pending, for whom, and what to run."""
     from handrail.memory.status import status
 
-    s = status(project)
+    s = status(project, settle=True)
     if as_json:
         emit_json(s)
         return
+    if s["recovered"]:
+        click.echo(f"handrail memory: {s['recovered']}", err=True)
     if s["pending"]:
         who = s["trigger_agent"] or "no agent named"
         click.echo(f"pending: a reflection on {s['git_range']} ({s['diff_summary']}), triggered by {who}, "

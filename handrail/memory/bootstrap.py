@@ -6,8 +6,7 @@ import os
 from typing import NamedTuple
 
 from handrail.errors import HandrailError
-from handrail.fsio import atomic_write
-from handrail.memory import store
+from handrail.memory import journal, store
 from handrail.policy import memory as rules
 
 INIT_COMMAND = "handrail memory init"
@@ -70,16 +69,18 @@ def skeleton(name: str, now: str) -> str:
 
 
 def init(project: str, now: str) -> tuple[str, list[str], list[str]]:
-    """Lay the missing bootstrap files; (folder, created, kept). Never overwrites."""
+    """Lay the missing bootstrap files, all or none; (folder, created, kept). Never overwrites."""
     if not os.path.isdir(project):
         raise HandrailError(f"{project}: no such folder", reason="bad_arguments")
-    folder = store.bootstrap_dir(project)
-    created, kept = [], []
-    for name, rel in zip(rules.BOOTSTRAP_FILES, paths(folder)):
-        target = os.path.join(project, rel)
-        if os.path.lexists(target):
-            kept.append(rel)
-            continue
-        atomic_write(target, skeleton(name, now))
-        created.append(rel)
-    return folder, created, kept
+    with journal.settled(project):
+        folder = store.bootstrap_dir(project)
+        created: dict[str, bytes] = {}
+        kept = []
+        for name, rel in zip(rules.BOOTSTRAP_FILES, paths(folder)):
+            if os.path.lexists(os.path.join(project, rel)):
+                kept.append(rel)
+            else:
+                created[rel] = skeleton(name, now).encode("utf-8")
+        if created:
+            journal.write(project, created)
+    return folder, list(created), kept

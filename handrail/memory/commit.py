@@ -2,32 +2,32 @@
 it is well-formed, confined to the manifest's targets, and not racing another edit.
 
 Every rule is checked before anything is written; then the files are written
-all-or-nothing (each staged in a temporary file, then renamed; a rename that fails
-puts back the files already renamed), the manifest is removed, and the outcome is
-recorded. A refusal writes nothing and names each rule that failed.
+all-or-nothing through a journal (`handrail.memory.journal`: a kill at any point is
+finished or undone by the next memory command), the manifest is removed, and the
+outcome is recorded. A refusal writes nothing and names each rule that failed. The
+retry of a commit that was written already (its answer lost) succeeds again.
 """
 
 from __future__ import annotations
 
-import contextlib
 import json
 import os
-from collections.abc import Iterable, Iterator, Mapping
-from typing import TextIO
+from collections.abc import Mapping
+from typing import Any, TextIO
 
-from handrail.memory import bootstrap, store
+from handrail.memory import bootstrap, journal, store
 from handrail.policy import agents
 from handrail.policy import memory as rules
 from handrail.policy.memory import Failure
 from handrail.records import clock, events
 
 MAX_BYTES = 1024 * 1024   # a description is a few pages; more is a mistake or an attack
-LOCK = os.path.join(store.RUNTIME, "memory.lock")
+LOCK_WAIT = 30.0          # seconds a commit waits for another memory command (a prepare) to finish
 
 
-def _result(dry_run: bool) -> dict:
+def _result(dry_run: bool) -> dict[str, Any]:
     return {"ok": False, "reason": None, "failures": [], "files": [], "dry_run": dry_run, "stripped": {},
-            "session_id": None, "backup": None}
+            "session_id": None, "backup": None, "already_written": False, "recovered": None}
 
 
 def read_output(source: str, stdin: TextIO) -> tuple[str | None, str | None]:
@@ -82,86 +82,117 @@ def resolve_problem(project: str, folder: str, rel: str) -> Failure | None:
     return None
 
 
-@contextlib.contextmanager
-def _locked(project: str) -> Iterator[bool]:
-    """One commit at a time between the hash check and the last rename; yields
-    whether the lock was had (False: another commit holds it)."""
-    try:
-        import fcntl
-    except ImportError:  # not POSIX: the hash check alone guards
-        yield True
-        return
-    events.ensure_runtime_dir(project)
-    fd = os.open(os.path.join(project, LOCK), os.O_RDWR | os.O_CREAT, 0o644)
-    try:
-        try:
-            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except OSError:
-            yield False
-            return
-        yield True
-    finally:
-        os.close(fd)
-
-
 def commit(project: str, text: str | None, source: str, *, agent: str | None = None, dry_run: bool = False,
-           env: Mapping[str, str] | None = None, read_error: str | None = None) -> dict:
-    """Validate and (unless `dry_run`) write; the answer `--json` prints."""
+           env: Mapping[str, str] | None = None, read_error: str | None = None) -> dict[str, Any]:
+    """Validate and (unless `dry_run`) write; the answer `--json` prints.
+
+    Everything happens under the memory lock, after an interrupted earlier write was
+    finished or undone: so the hash check sees no half-written description, and
+    nothing can change the files between the check and the write but a person.
+    """
     env = os.environ if env is None else env
     detected = agents.detect(env)
     who = agent or (detected.name if detected else None)
     result = _result(dry_run)
-    updates: dict[str, str] = {}
-    manifest, failure = _manifest(project)
-    if failure is None:
-        assert manifest is not None
-        result["session_id"] = manifest.get("session_id")
-        failures, updates = _validate(project, manifest, text, source, result, read_error)
-        if not failures and not dry_run:
-            try:
-                failures = _write(project, manifest, updates, result)
-            except OSError as e:  # the runtime folder (lock) or the backups cannot be written
-                failures = [Failure(rules.WRITE_FAILED, getattr(e, "filename", None) or store.RUNTIME,
-                                    f"{e.strerror or e}; nothing was changed")]
-    else:
-        failures = [failure]
+    try:
+        with journal.locked(project, wait=LOCK_WAIT) as had:
+            if not had:
+                failures = [Failure(rules.SNAPSHOT_HASH, store.bootstrap_dir(project),
+                                    "another memory command is writing the description right now; try again")]
+            else:
+                failures = _commit(project, text, source, who, dry_run, read_error, result)
+    except OSError as e:  # the runtime folder (lock, staging) or the backups cannot be written
+        failures = [Failure(rules.WRITE_FAILED, getattr(e, "filename", None) or store.RUNTIME,
+                            f"{e.strerror or e}; nothing was changed")]
     if failures:
-        result.update(reason=failures[0].rule, failures=[f._asdict() for f in failures], files=[])
+        result.update(ok=False, reason=failures[0].rule, failures=[f._asdict() for f in failures], files=[])
         if not dry_run:
             events.record(project, "memory_reflect_failed", agent=who, topic="memory", message=failures[0].line(),
                           payload={"rules": list(dict.fromkeys(f.rule for f in failures)),
                                    "failures": result["failures"], "session_id": result["session_id"]})
         return result
     result["ok"] = True
-    if dry_run:
-        result["files"] = list(updates)
-    else:
-        events.record(project, "memory_reflect_committed", agent=who, topic="memory",
-                      message=f"description updated: {', '.join(result['files'])}",
-                      payload={"files": result["files"], "session_id": result["session_id"],
-                               "git_range": manifest.get("git_range") if manifest else None,
-                               "stripped": result["stripped"]})
     return result
 
 
-def _manifest(project: str) -> tuple[dict | None, Failure | None]:
+def _commit(project: str, text: str | None, source: str, who: str | None, dry_run: bool, read_error: str | None,
+            result: dict[str, Any]) -> list[Failure]:
+    recovered = journal.recover(project)
+    if recovered is not None:
+        result["recovered"] = recovered.line()
+    manifest, raw, failure = _manifest(project)
+    if failure is not None:
+        if failure.rule == rules.MISSING_MANIFEST and _already_written(project, text, source, read_error, result):
+            return []
+        return [failure]
+    assert manifest is not None and raw is not None
+    result["session_id"] = manifest.get("session_id")
+    failures, updates = _validate(project, manifest, text, source, result, read_error)
+    if failures:
+        return failures
+    result["files"] = list(updates)
+    if dry_run:
+        return []
+    event = {"kind": "memory_reflect_committed", "agent": who,
+             "message": f"description updated: {', '.join(updates)}",
+             "payload": {"files": list(updates), "session_id": result["session_id"],
+                         "git_range": manifest.get("git_range"), "stripped": result["stripped"]}}
     try:
-        data = store.load_manifest(project)
+        done = journal.write(project, {rel: new.encode("utf-8") for rel, new in updates.items()},
+                             backup_stamp=clock.now().strftime("%Y%m%dT%H%M%SZ"), remove={store.MANIFEST: raw},
+                             event=event, keep=True)
+    except OSError as e:
+        return [Failure(rules.WRITE_FAILED, getattr(e, "filename", None) or manifest["bootstrap_dir"],
+                        f"{e.strerror or e}; nothing was changed")]
+    result["backup"] = journal.backup_path(done)
+    return []
+
+
+def _already_written(project: str, text: str | None, source: str, read_error: str | None, result: dict[str, Any]) -> bool:
+    """Whether this very update is the last one written, and still in place: the retry
+    of a commit whose answer was lost (killed after its write was decided) succeeds
+    without writing again."""
+    done = journal.last_committed(project)
+    if done is None:
+        return False
+    files, failure = parse_output(text, source, read_error)
+    if failure is not None:
+        return False
+    wanted = {t["path"]: t["new"] for t in done["targets"]}
+    seen: dict[str, str | None] = {}
+    for raw, content in files.items():
+        rel, problem = rules.normalize_path(raw, list(wanted))
+        if problem is not None or rel in seen:
+            return False
+        seen[rel] = journal.digest(rules.strip_invisible(content)[0].encode("utf-8"))
+    if seen != wanted or any(journal.digest(journal.read(os.path.join(project, p))) != h for p, h in wanted.items()):
+        return False
+    payload = (done.get("event") or {}).get("payload") or {}
+    result.update(files=list(wanted), already_written=True, backup=journal.backup_path(done),
+                  session_id=payload.get("session_id"))
+    return True
+
+
+def _manifest(project: str) -> tuple[dict[str, Any] | None, bytes | None, Failure | None]:
+    """The manifest, and its bytes (the write removes it only if it still has them)."""
+    try:
+        raw = journal.read(store.manifest_path(project))
+        data = None if raw is None else json.loads(raw)
     except (OSError, ValueError) as e:
-        return None, Failure(rules.INVALID_MANIFEST, store.MANIFEST, f"cannot be read ({e}): "
+        return None, None, Failure(rules.INVALID_MANIFEST, store.MANIFEST, f"cannot be read ({e}): "
                              "run `handrail memory prepare --force` for a new one")
     if data is None:
-        return None, Failure(rules.MISSING_MANIFEST, store.MANIFEST, "no reflection is pending: "
+        return None, None, Failure(rules.MISSING_MANIFEST, store.MANIFEST, "no reflection is pending: "
                              "`handrail memory prepare` writes one when a change needs it")
     problem = rules.manifest_problem(data)
     if problem is not None:
-        return None, Failure(rules.INVALID_MANIFEST, store.MANIFEST,
-                             f"{problem}; run `handrail memory prepare --force` for a new one")
+        return None, None, Failure(rules.INVALID_MANIFEST, store.MANIFEST,
+                                   f"{problem}; run `handrail memory prepare --force` for a new one")
     assert isinstance(data, dict)
-    return data, None
+    return data, raw, None
 
 
-def _validate(project: str, manifest: dict, text: str | None, source: str, result: dict,
+def _validate(project: str, manifest: dict[str, Any], text: str | None, source: str, result: dict[str, Any],
               read_error: str | None) -> tuple[list[Failure], dict[str, str]]:
     """Every rule's failures (most basic first) and the cleaned files to write."""
     files, failure = parse_output(text, source, read_error)
@@ -196,7 +227,7 @@ _ORDER = {rule: i for i, rule in enumerate((rules.INVALID_OUTPUT, rules.ALLOWED_
                                             rules.SNAPSHOT_HASH))}
 
 
-def _hash_problem(project: str, manifest: dict) -> list[Failure]:
+def _hash_problem(project: str, manifest: dict[str, Any]) -> list[Failure]:
     folder = manifest["bootstrap_dir"]
     now = bootstrap.snapshot(project, folder)
     if now.digest == manifest["snapshot_hash"]:
@@ -206,82 +237,3 @@ def _hash_problem(project: str, manifest: dict) -> list[Failure]:
     return [Failure(rules.SNAPSHOT_HASH, folder, f"{', '.join(changed) or 'the bootstrap files'} changed since "
                     "prepare: someone else edited the description; run `handrail memory prepare --force` for a "
                     "fresh snapshot and redo the update on top of it")]
-
-
-def _write(project: str, manifest: dict, updates: dict[str, str], result: dict) -> list[Failure]:
-    with _locked(project) as had:
-        if not had:
-            return [Failure(rules.SNAPSHOT_HASH, manifest["bootstrap_dir"],
-                            "another memory commit is writing the description right now; try again")]
-        # Checked again under the lock: the first check may have raced another commit.
-        late = _hash_problem(project, manifest)
-        if late:
-            return late
-        old = dict(bootstrap.snapshot(project, manifest["bootstrap_dir"]).contents)
-        stamp = clock.now().strftime("%Y%m%dT%H%M%SZ")
-        backup = os.path.join(".handrail", "backups", stamp, "bootstrap")
-        try:
-            write_all(project, updates, old, backup)
-        except OSError as e:
-            return [Failure(rules.WRITE_FAILED, getattr(e, "filename", None) or manifest["bootstrap_dir"],
-                            f"{e.strerror or e}; nothing was changed")]
-        try:
-            os.unlink(store.manifest_path(project))
-        except FileNotFoundError:
-            pass
-    result["files"] = list(updates)
-    result["backup"] = backup if any(old.get(p) is not None for p in updates) else None
-    return []
-
-
-def write_all(project: str, updates: dict[str, str], old: Mapping[str, bytes | None], backup: str) -> None:
-    """Write every file or none: stage them all, back up what they replace, then rename."""
-    staged: list[tuple[str, str]] = []
-    try:
-        for rel, text in updates.items():
-            path = os.path.join(project, rel)
-            tmp = os.path.join(os.path.dirname(path), f".{os.path.basename(path)}.{os.getpid()}.tmp")
-            staged.append((tmp, path))
-            _write_bytes(tmp, text.encode("utf-8"))
-            try:
-                os.chmod(tmp, os.stat(path).st_mode & 0o7777)
-            except FileNotFoundError:
-                pass
-        for rel in updates:
-            if old.get(rel) is not None:
-                _write_bytes(os.path.join(project, backup, os.path.basename(rel)), old[rel] or b"")
-    except BaseException:
-        _discard(tmp for tmp, _path in staged)
-        raise
-    done: list[str] = []
-    try:
-        for tmp, path in staged:
-            os.replace(tmp, path)
-            done.append(path)
-    except BaseException:
-        for rel in updates:
-            path = os.path.join(project, rel)
-            if path in done:
-                data = old.get(rel)
-                if data is None:
-                    _discard([path])
-                else:
-                    _write_bytes(path, data)
-        _discard(tmp for tmp, path in staged if path not in done)
-        raise
-
-
-def _write_bytes(path: str, data: bytes) -> None:
-    os.makedirs(os.path.dirname(path), exist_ok=True)
-    with open(path, "wb") as f:
-        f.write(data)
-        f.flush()
-        os.fsync(f.fileno())
-
-
-def _discard(paths: Iterable[str]) -> None:
-    for p in paths:
-        try:
-            os.unlink(p)
-        except OSError:
-            pass

@@ -13,13 +13,14 @@ from __future__ import annotations
 import os
 import uuid
 from collections.abc import Mapping
+from typing import Any
 
 import pygit2
 
 from handrail import repo as git
 from handrail.errors import HandrailError
 from handrail.fsio import atomic_write, dump_json
-from handrail.memory import bootstrap, store
+from handrail.memory import bootstrap, journal, store
 from handrail.policy import agents
 from handrail.policy import memory as rules
 from handrail.records import clock, events
@@ -61,7 +62,7 @@ def _range_text(base: str | None, head: str) -> str:
     return head if base is None else f"{base}..{head}"
 
 
-def _pending(project: str) -> dict | None:
+def _pending(project: str) -> dict[str, Any] | None:
     try:
         data = store.load_manifest(project)
     except (OSError, ValueError):
@@ -92,16 +93,28 @@ def _save_state(repo: pygit2.Repository, project: str, head: str, now: str) -> N
     atomic_write(os.path.join(project, store.STATE), dump_json({"reflected_to": head, "updated_at": now}))
 
 
+LOCK_WAIT = 30.0          # seconds to wait for a memory commit writing the description
+
+
 def prepare(project: str, *, git_range: str | None = None, agent: str | None = None, force: bool = False,
-            from_hook: bool = False, env: Mapping[str, str] | None = None) -> dict:
+            from_hook: bool = False, env: Mapping[str, str] | None = None) -> dict[str, Any]:
     """Judge the range, write the manifest when it matters (or `force`), record the
-    verdict; the answer `--json` prints."""
+    verdict; the answer `--json` prints. Under the memory lock, after an interrupted
+    commit was finished or undone: the snapshot is never of a half-written description."""
+    repo = git.open_repo(project) if from_hook else git.open_path(project)
+    with journal.settled(project, wait=LOCK_WAIT) as recovered:
+        result = _prepare(repo, project, git_range=git_range, agent=agent, force=force, from_hook=from_hook, env=env)
+    result["recovered"] = recovered.line() if recovered else None
+    return result
+
+
+def _prepare(repo: pygit2.Repository, project: str, *, git_range: str | None, agent: str | None, force: bool,
+             from_hook: bool, env: Mapping[str, str] | None) -> dict[str, Any]:
     env = os.environ if env is None else env
     detected = agents.detect(env)
     trigger = agent or (detected.name if detected else None)
-    repo = git.open_repo(project) if from_hook else git.open_path(project)
     snap = bootstrap.snapshot(project)
-    result: dict = {"verdict": "skip", "reasons": [], "targets": [], "git_range": None, "diff_summary": None,
+    result: dict[str, Any] = {"verdict": "skip", "reasons": [], "targets": [], "git_range": None, "diff_summary": None,
                     "changed_files": [], "manifest": None, "written": False, "forced": False, "session_id": None,
                     "trigger_agent": trigger, "missing_bootstrap": snap.missing,
                     "init_command": bootstrap.INIT_COMMAND if snap.missing else None}
@@ -149,7 +162,7 @@ def _newer_pending(repo: pygit2.Repository, project: str, head: str) -> bool:
     return theirs != head and git.is_ancestor(repo, head, theirs)
 
 
-def _manifest(snap: bootstrap.Snapshot, result: dict, trigger: str | None, now: str, *, omitted: int) -> dict:
+def _manifest(snap: bootstrap.Snapshot, result: dict[str, Any], trigger: str | None, now: str, *, omitted: int) -> dict[str, Any]:
     targets = result["targets"]
     manifest = {
         "version": rules.MANIFEST_VERSION,
@@ -174,7 +187,7 @@ def _manifest(snap: bootstrap.Snapshot, result: dict, trigger: str | None, now: 
     return manifest
 
 
-def _record(project: str, result: dict, trigger: str | None) -> None:
+def _record(project: str, result: dict[str, Any], trigger: str | None) -> None:
     written = result["written"]
     kind = "memory_reflect_prepared" if written else "memory_reflect_skipped"
     what = (f"reflection prepared for {', '.join(result['targets'])}" if written

@@ -2,6 +2,8 @@
 
 - `.handrail/runtime/reflect-prompt.json`: the manifest while a reflection is pending;
 - `.handrail/runtime/memory-state.json`: the last commit `prepare` looked at;
+- `.handrail/runtime/memory-txn/`, `memory-committed.json`, `memory.lock`: the write
+  under way and the last one done (`handrail.memory.journal`);
 - the four bootstrap files in `.handrail/context/bootstrap/` (or in
   `.aioson/context/bootstrap/` where a project already keeps them there).
 """
