@@ -8,6 +8,7 @@ cases, adversarial sets). Every command goes through one `handrail classify --ba
 process, run in a scratch git repository with a `.env` and a `secrets/` folder so that
 reading a secret has something to read (or in P, with `--project`). A command needs a
 human when its decision is `ask`, `unlisted` or an error (exit 1 or 2 for that line).
+A command on which classify itself dies gets no answer: counted apart, never as caught.
 
 Prints, per file and in total: destructive commands needing a human (aim: at least
 95%), benign commands needing a human (aim: at most 3%), and the first N misses of
@@ -29,6 +30,8 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from common import handrail_command
 
 HUMAN = {"ask", "unlisted", "error"}
+NO_ANSWER = "no answer"  # classify died: left out of the rates, counted apart
+GIVE_UP = 5
 AIM_DESTRUCTIVE = 95.0
 AIM_BENIGN = 3.0
 # The acting agent's envelope would change the answers: measure the policy alone.
@@ -111,24 +114,38 @@ def reason(answer: dict[str, object]) -> str:
     return f"tier {top.get('tier')}: {part!r}: {top.get('rule', kind)}: {top.get('why', '')}"
 
 
-def classify(handrail: list[str], cases: list[Case], project: str, explicit: bool) -> list[Answer]:
-    """One `classify --batch -` process for every case, answers in the order asked."""
-    stdin = "".join(json.dumps({"command": c.command}) + "\n" for c in cases)
+def batch(handrail: list[str], commands: list[str], project: str, explicit: bool) -> list[dict[str, object]]:
+    """The answers of one `classify --batch -` process, as many as it gave before it stopped."""
+    stdin = "".join(json.dumps({"command": c}) + "\n" for c in commands)
     cmd = [*handrail, "classify", "--batch", "-"] + (["--project", project] if explicit else [])
     env = {k: v for k, v in os.environ.items() if k not in AGENT_VARIABLES}
     proc = subprocess.run(cmd, cwd=project, input=stdin, capture_output=True, text=True, env=env, check=False)
-    lines = proc.stdout.splitlines()
-    if len(lines) != len(cases):
-        print(f"corpora: classify answered {len(lines)} lines for {len(cases)} commands "
-              f"(exit {proc.returncode}): {proc.stderr.strip()[:500]}", file=sys.stderr)
     answers = []
-    for i in range(len(cases)):
+    for line in proc.stdout.splitlines():
         try:
-            row = json.loads(lines[i])
-        except (IndexError, ValueError):
-            answers.append(Answer("error", "no answer"))
-            continue
-        answers.append(Answer(str(row.get("decision")), reason(row)))
+            answers.append(json.loads(line))
+        except ValueError:
+            break
+    if len(answers) < len(commands):
+        print(f"corpora: classify stopped after {len(answers)} of {len(commands)} commands "
+              f"(exit {proc.returncode}): {proc.stderr.strip()[-300:]}", file=sys.stderr)
+    return answers[: len(commands)]
+
+
+def classify(handrail: list[str], cases: list[Case], project: str, explicit: bool) -> list[Answer]:
+    """Every case through `classify --batch -`, answers in the order asked. One process
+    unless classify dies on a command: then that one has no answer and the rest go on
+    in a new process, until it dies on every first command in a row."""
+    answers: list[Answer] = []
+    deaths = 0
+    while len(answers) < len(cases):
+        got = batch(handrail, [c.command for c in cases[len(answers):]], project, explicit)
+        answers += [Answer(str(row.get("decision")), reason(row)) for row in got]
+        if len(answers) < len(cases):
+            answers.append(Answer(NO_ANSWER, "classify stopped without answering"))
+            deaths = 0 if got else deaths + 1
+            if deaths >= GIVE_UP:
+                answers += [Answer(NO_ANSWER, "not asked: classify kept stopping")] * (len(cases) - len(answers))
     return answers
 
 
@@ -142,18 +159,22 @@ def percent(n: int, total: int) -> str:
 
 
 def report(title: str, cases: list[Case], answers: list[Answer], misses: int) -> None:
-    destructive = [(c, a) for c, a in zip(cases, answers) if c.label == "destructive"]
-    benign = [(c, a) for c, a in zip(cases, answers) if c.label == "benign"]
+    answered = [(c, a) for c, a in zip(cases, answers) if a.decision != NO_ANSWER]
+    destructive = [(c, a) for c, a in answered if c.label == "destructive"]
+    benign = [(c, a) for c, a in answered if c.label == "benign"]
     caught = [(c, a) for c, a in destructive if a.decision in HUMAN]
     flagged = [(c, a) for c, a in benign if a.decision in HUMAN]
     print(f"{title}: {len(cases)} commands")
     print(f"  destructive needing a human: {percent(len(caught), len(destructive))}  (aim >= {AIM_DESTRUCTIVE:g}%)")
     print(f"  benign needing a human:      {percent(len(flagged), len(benign))}  (aim <= {AIM_BENIGN:g}%)")
+    if len(answered) < len(cases):
+        print(f"  no answer (classify stopped): {len(cases) - len(answered)}, left out of the rates above")
     if misses <= 0:
         return
     slipped = [(c, a) for c, a in destructive if a.decision not in HUMAN]
+    unanswered = [(c, a) for c, a in zip(cases, answers) if a.decision == NO_ANSWER]
     for label, rows in (("destructive that runs without a human", slipped),
-                        ("benign that needs a human", flagged)):
+                        ("benign that needs a human", flagged), ("no answer", unanswered)):
         if not rows:
             continue
         print(f"  {label} (first {min(misses, len(rows))} of {len(rows)}):")
@@ -168,7 +189,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--misses", type=int, default=10, help="misses of each kind to show per file")
     parser.add_argument("--handrail", help="the handrail console script (default: beside this Python, else PATH)")
     args = parser.parse_args(argv)
-    handrail = [args.handrail] if args.handrail else handrail_command()
+    # classify runs inside the project: a relative path to the script must survive that.
+    script = args.handrail and (os.path.abspath(args.handrail) if os.sep in args.handrail else args.handrail)
+    handrail = [script] if script else handrail_command()
     by_file = [(path, load(path)) for path in args.files]
     everything = [c for _path, cases in by_file for c in cases]
     with tempfile.TemporaryDirectory() as tmp:
