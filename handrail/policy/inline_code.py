@@ -71,9 +71,9 @@ def _unknown(reason: str) -> CodeEffects:
 #   =open:P:M               opens like open(): path at P (- for none), mode at M or mode=
 #   =osopen =exec =import =getattr =getenv =tempfile =sqlite =chdir =logfile =fileinput
 #                           calls with their own handler (see _Py._apply)
-#   =path =pathnew =file =stream =environ
+#   =path =pathnew =file =environ
 #                           values: a pathlib path, Path.home()/cwd(), a file object we know
-#                           about, sys.stdout and kin, os.environ; no effect of their own
+#                           about, os.environ; no effect of their own
 #   ""                      pure
 #
 # _MODULES: module -> (effect of importing it, rule of an attribute it does not list,
@@ -115,7 +115,6 @@ for _n in ("execl", "execle", "execlp", "execlpe", "execv", "execve", "execvp", 
 _OS_PATH = {n: "read:0" for n in ("exists", "lexists", "isfile", "isdir", "islink", "ismount", "isjunction",
                                    "getsize", "getmtime", "getatime", "getctime", "samefile", "realpath")}
 _PATH_CLASSES = ("Path", "PosixPath", "WindowsPath", "PurePath", "PurePosixPath", "PureWindowsPath")
-_STREAMS = {n: "=stream" for n in ("stdin", "stdout", "stderr", "__stdin__", "__stdout__", "__stderr__")}
 _OPEN = "=open:0:1"
 
 _MODULES: dict[str, tuple[str, str, dict[str, str]]] = {
@@ -125,7 +124,7 @@ _MODULES: dict[str, tuple[str, str, dict[str, str]]] = {
     "sys": ("", "", {"modules": "dynamic", "_getframe": "dynamic", "_current_frames": "dynamic",
                      "settrace": "dynamic", "setprofile": "dynamic", "meta_path": "dynamic",
                      "path_hooks": "dynamic", "path_importer_cache": "dynamic", "breakpointhook": "dynamic",
-                     "remote_exec": "exec", "addaudithook": "", "monitoring": "dynamic", **_STREAMS}),
+                     "remote_exec": "exec", "monitoring": "dynamic"}),
     "builtins": ("dynamic", "", {}),  # filled with _BUILTINS below
     "pathlib": ("", "", {n: "=path" for n in _PATH_CLASSES}),
     "io": ("", "", {"open": _OPEN, "open_code": "read:0", "FileIO": _OPEN, "StringIO": "=file",
@@ -164,8 +163,7 @@ _MODULES: dict[str, tuple[str, str, dict[str, str]]] = {
                        "ModuleType": "dynamic", "FrameType": "dynamic"}),
     "operator": ("", "", {"attrgetter": "dynamic", "methodcaller": "dynamic"}),
     "contextlib": ("", "", {"chdir": "=chdir"}),
-    "logging": ("", "", {"basicConfig": "=logfile", "FileHandler": "write:0", "config": "",
-                         "handlers": ""}),
+    "logging": ("", "", {"basicConfig": "=logfile", "FileHandler": "write:0"}),
     "logging.handlers": ("", "unknown", {n: "write:0" for n in ("RotatingFileHandler", "WatchedFileHandler",
                                                                 "TimedRotatingFileHandler")}),
     "logging.config": ("", "dynamic", {}),
@@ -186,9 +184,7 @@ _MODULES: dict[str, tuple[str, str, dict[str, str]]] = {
     "asyncio": ("", "", {"create_subprocess_exec": "exec", "create_subprocess_shell": "exec",
                          "subprocess": "exec", "open_connection": "network", "start_server": "network",
                          "open_unix_connection": "network", "start_unix_server": "network"}),
-    "urllib": ("", "", {"request": "network", "robotparser": "network"}),
-    "http": ("", "", {"client": "network", "server": "network", "cookiejar": "network"}),
-    "unittest": ("", "unknown", {}),
+    "urllib": ("", "", {}), "http": ("", "", {}),
     # whole modules whose purpose is the effect: importing them is the finding
     **{m: ("exec", "", {}) for m in ("subprocess", "pty", "multiprocessing", "ctypes", "runpy", "site",
                                        "_posixsubprocess", "ensurepip", "venv")},
@@ -228,7 +224,7 @@ _PATH_METHODS = {
     "readlink": "read", "samefile": "read",
 }
 _PATH_RETURNING = frozenset({"with_name", "with_suffix", "with_stem", "joinpath", "resolve", "absolute",
-                             "expanduser", "relative_to", "parent", "home", "cwd"})
+                             "expanduser", "relative_to"})
 # a method of these names does the thing whatever it is called on: the receiver may be a
 # path or a module that reached here without a name we could follow
 _ANY_METHODS = {
@@ -296,6 +292,8 @@ def _rule(qual: str) -> str:
         return "" if rule.startswith("=") else rule
     if rest.startswith("_") and not rest.startswith("__") and _dangerous_module(mod):
         return "unknown"
+    if rest.isupper():   # constants: os.O_RDONLY, os.P_WAIT
+        return ""
     return default
 
 
@@ -586,11 +584,11 @@ class _Py:
             q = f"{a}.{attr}"
             if kind == "mod" and _known_module(q):
                 return ("mod", q, "")
-            return ("file", "", "") if _rule(q) == "=stream" else ("sym", q, "")
+            return ("sym", q, "")
         if kind == "path":
-            return ("path", _NOLIT, "") if attr in ("parent", "home", "cwd") else ("pmeth", a, attr)
-        if kind == "file":
-            return v
+            return ("path", _NOLIT, "") if attr == "parent" else ("pmeth", a, attr)
+        if kind == "file" or (kind == "meth" and a == "file"):
+            return ("meth", "file", attr)   # a file object we saw opened: its writes are counted
         if kind in ("str", "pure"):
             return ("pure", "", "")
         if kind == "deep":
@@ -666,6 +664,11 @@ class _Py:
         if isinstance(node, ast.Attribute):
             if self.hidden_attr(node.attr):
                 self.add("dynamic", f"uses .{node.attr}")
+            for kind, mod, _ in self.value(node.value):
+                q = f"{mod}.{node.attr}"
+                if kind == "mod" and q in _MODULES:   # reached without an import we saw
+                    for eff in _MODULES[q][0].split():
+                        self.add(eff, f"uses {q}")
             if not isinstance(node.ctx, ast.Load):
                 if any(v[0] in ("mod", "sym") for v in self.value(node.value)):
                     self.add("dynamic", f"changes .{node.attr} of a module")
@@ -733,7 +736,7 @@ class _Py:
                     self.path(eff, None, f"refers to {short}")
             elif kind == "mod" and not introspect and _dangerous_module(a):
                 self.add("dynamic", f"passes the {a} module around")
-            elif kind in ("meth", "pmeth"):
+            elif kind in ("meth", "pmeth") and not (a == "file" and b in ("write", "writelines")):
                 what = _ANY_METHODS.get(b) if kind == "meth" else _PATH_METHODS.get(b)
                 if what and what != "read":
                     for eff in ("delete", "write") if what == "move" else ("read", "write") \
@@ -772,7 +775,7 @@ class _Py:
             elif kind == "pmeth":
                 self.path_method(call, None if a == _NOLIT else a, b)
             elif kind == "meth":
-                self.any_method(call, b)
+                self.any_method(call, b, on_file=a == "file")
             elif kind in ("opaque", "deep"):
                 self.add("dynamic", "calls a function known only at run time")
 
@@ -903,9 +906,9 @@ class _Py:
         elif what:
             self.path(what, lit, why)
 
-    def any_method(self, call: ast.Call, name: str) -> None:
+    def any_method(self, call: ast.Call, name: str, *, on_file: bool = False) -> None:
         what = _ANY_METHODS.get(name)
-        if what is None:
+        if what is None or (on_file and name in ("write", "writelines")):
             return
         why = f"calls .{name}() on an object known only at run time"
         if what == "move":
@@ -960,7 +963,7 @@ _SCRIPT_WORDS: dict[str, frozenset[str]] = {lang: frozenset(words.split()) for l
 # names that hold the environment, and the continuations that read only one variable
 # ("[" literal "]", "." name, "(" literal ")", "{" name "}")
 _ENV_NAMES: dict[str, dict[tuple[str, ...], str]] = {
-    "node": {("process", ".", "env"): "[.",}, "ruby": {("ENV",): "[.("}, "perl": {("$ENV",): "{"},
+    "node": {("process", ".", "env"): "[."}, "ruby": {("ENV",): "["}, "perl": {("$ENV",): "{"},
     "php": {("getenv",): "(", ("$_ENV",): "[", ("$_SERVER",): "["}, "lua": {("os", ".", "getenv"): "("},
     "r": {("Sys", ".", "getenv"): "("}, "julia": {("ENV",): "["}, "awk": {("ENVIRON",): "["},
 }
@@ -974,8 +977,15 @@ _PUNCT = set("()[]{},;.+-*=!<>&|:^~")
 
 
 class _Tok(NamedTuple):
-    kind: str   # word, var, num, str, op
+    kind: str      # word, var, num, str, op
     text: str
+    joined: bool   # no space before it: `a[0]` is a subscript, `a [0]` an argument
+
+
+# names a script may not give to its own variables: they would stand for the real thing
+_RESERVED = frozenset({"require", "process", "module", "exports", "globalThis", "global", "eval", "Function",
+                       "import", "Deno", "Bun", "system", "exec", "open", "ENV", "os", "io", "Sys"})
+_DECLARERS = frozenset({"let", "const", "var", "local", "my"})
 
 
 def script_effects(lang: str, code: str) -> CodeEffects:
@@ -1000,43 +1010,46 @@ def _tokens(lang: str, code: str) -> list[_Tok] | str:
     comment = _COMMENTS.get(lang)
     quotes = _QUOTES[lang]
     sigils = "$@" if lang == "perl" else "$" if lang in ("php", "ruby") else ""
+
+    def emit(kind: str, start: int, end: int) -> None:
+        out.append(_Tok(kind, code[start:end], start > 0 and not code[start - 1].isspace()))
     while i < n:
         c = code[i]
         if c.isspace():
             i += 1
-        elif comment and code.startswith(comment, i) and not (lang == "perl" and out and out[-1].text == "$"):
+        elif comment and code.startswith(comment, i) and not (lang == "perl" and code[i - 1 : i] == "$"):
             j = code.find("\n", i)
             i = n if j < 0 else j
         elif c in quotes:
-            if out and (out[-1].kind in ("word", "var", "num") or out[-1].text in (")", "]")):
-                return f"has a quote after {out[-1].text!r}"
+            if i > 0 and (code[i - 1].isalnum() or code[i - 1] in "_)]"):
+                return f"has a quote right after {code[i - 1]!r}"
             j = i + 1
             while j < n and code[j] != c:
                 j += 2 if code[j] == "\\" else 1
             if j >= n:
                 return "has an unterminated string"
-            body = code[i + 1 : j]
-            if c == '"' and any(x in body for x in _INTERPOLATION.get(lang, ())):
+            if c == '"' and any(x in code[i + 1 : j] for x in _INTERPOLATION.get(lang, ())):
                 return "runs code inside a string"
-            out.append(_Tok("str", body))
+            emit("str", i + 1, j)
             i = j + 1
         elif c.isalpha() or c == "_":
             j = i
             while j < n and (code[j].isalnum() or code[j] == "_"):
                 j += 1
-            out.append(_Tok("word", code[i:j]))
+            emit("word", i, j)
             i = j
         elif c.isdigit():
             j = i
             while j < n and (code[j].isalnum() or code[j] in "._"):
                 j += 1
-            out.append(_Tok("num", code[i:j]))
+            emit("num", i, j)
             i = j
         elif c in sigils:
             j = i + 1
-            if lang == "perl" and code[i + 1 : i + 2] in ("]", "0") or code[i + 1 : i + 3] in ("^V", "^O"):
-                out.append(_Tok("var", code[i : i + (3 if code[i + 1] == "^" else 2)]))
-                i += 3 if code[i + 1] == "^" else 2
+            special = code[i + 1 : i + 3] if code[i + 1 : i + 2] == "^" else code[i + 1 : i + 2]
+            if lang == "perl" and special in ("]", "0", "^V", "^O"):
+                emit("var", i, i + 1 + len(special))
+                i += 1 + len(special)
                 continue
             while j < n and (code[j].isalnum() or code[j] == "_"):
                 j += 1
@@ -1044,39 +1057,60 @@ def _tokens(lang: str, code: str) -> list[_Tok] | str:
                 return f"uses {code[i : i + 2]!r}"
             if lang == "php" and code[j : j + 1] == "(":
                 return "calls a function named by a variable"
-            out.append(_Tok("var", code[i:j]))
+            emit("var", i, j)
             i = j
         elif c == "/":
             if not out or not (out[-1].kind == "num" or out[-1].text == ")") or code[i + 1 : i + 2] in ("/", "*"):
                 return "has a '/' that may start a pattern or comment"
-            out.append(_Tok("op", c))
+            emit("op", i, i + 1)
             i += 1
         elif c == "%":
             if code[i + 1 : i + 2] not in (" ", "\t") and not code[i + 1 : i + 2].isdigit():
                 return f"uses {code[i : i + 2]!r}"
-            out.append(_Tok("op", c))
+            emit("op", i, i + 1)
             i += 1
-        elif c == "?" and lang in ("node", "julia"):
-            out.append(_Tok("op", c))
-            i += 1
-        elif c in _PUNCT:
+        elif c in _PUNCT or (c == "?" and lang in ("node", "julia")):
             if code.startswith("<<", i):
                 return "has '<<'"
             if lang == "perl" and c == "<" and code[i + 1 : i + 2] not in (" ", "="):
                 return "reads with '<...>'"
-            if lang == "perl" and c == "&" and code[i + 1 : i + 2] != "&" and (not out or out[-1].text != "&"):
+            if lang == "perl" and c == "&" and code[i + 1 : i + 2] != "&" and code[i - 1 : i] != "&":
                 return "calls a sub with '&'"
             if c == "(" and out and (out[-1].kind == "str" or out[-1].text in (")", "]")):
                 return "calls the result of an expression"
-            out.append(_Tok("op", c))
+            emit("op", i, i + 1)
             i += 1
         else:
             return f"uses {c!r}"
     return out
 
 
+def _declared(lang: str, toks: list[_Tok]) -> set[str] | str:
+    """Names the code gives to its own values (`let x =`, `x => ...`, `|x|`), or why not."""
+    names: set[str] = set()
+    texts = [t.text for t in toks]
+    for i, t in enumerate(toks):
+        nxt = texts[i + 1 : i + 3]
+        if t.kind != "word":
+            if t.text == ")" and nxt == ["=", ">"]:      # (a, b) => ...
+                j = i
+                while j > 0 and texts[j] != "(":
+                    j -= 1
+                names |= {x.text for x in toks[j:i] if x.kind == "word"}
+            continue
+        prev = texts[i - 1] if i else ""
+        if prev in _DECLARERS or nxt[:1] == ["="] or nxt == ["<", "-"] or \
+                (lang == "ruby" and prev in ("|", ",") and "|" in texts[i + 1 : i + 2] + texts[i + 1 : i + 4]):
+            names.add(t.text)
+    bad = names & _RESERVED
+    return f"gives its own value to {min(bad)!r}" if bad else names
+
+
 def _print_only(lang: str, toks: list[_Tok]) -> CodeEffects:
     words = _SCRIPT_WORDS[lang]
+    own = _declared(lang, toks)
+    if isinstance(own, str):
+        return _unknown(f"{lang} code {own}; only print-only code is read")
     env_names = _ENV_NAMES.get(lang, {})
     env = False
     i, n = 0, len(toks)
@@ -1099,11 +1133,16 @@ def _print_only(lang: str, toks: list[_Tok]) -> CodeEffects:
             env = True
             i = j
             continue
+        prev = toks[i - 1].text if i else ""
+        nxt_text = toks[i + 1].text if i + 1 < n else ""
         if t.kind == "word" and t.text not in words:
-            return _unknown(f"{lang} code uses {t.text!r}; only print-only code is read")
+            key = nxt_text == ":" and prev in ("{", ",")        # {a: 1}
+            if not key and (t.text not in own or nxt_text == "("):
+                return _unknown(f"{lang} code uses {t.text!r}; only print-only code is read")
         if t.kind == "var" and lang == "php" and t.text in ("$GLOBALS", "$this"):
             return _unknown(f"{lang} code uses {t.text!r}; only print-only code is read")
-        subscript = t.text == "[" and i > 0 and (toks[i - 1].kind in ("word", "var") or toks[i - 1].text in (")", "]"))
+        subscript = t.text == "[" and t.joined and i > 0 and \
+            (toks[i - 1].kind in ("word", "var") or toks[i - 1].text in (")", "]"))
         if subscript and not (i + 2 < n and toks[i + 1].kind == "num" and toks[i + 2].text == "]"):
             return _unknown(f"{lang} code looks a member up by a computed name; only print-only code is read")
         i += 1
@@ -1114,7 +1153,7 @@ def _print_only(lang: str, toks: list[_Tok]) -> CodeEffects:
 
 # --------------------------------------------------------------------------- awk
 
-_AWK_KEYWORDS = frozenset({"print", "printf", "return", "in", "getline", "case"})
+_AWK_KEYWORDS = frozenset({"print", "printf", "return", "in", "case"})
 
 
 def _awk(code: str) -> CodeEffects:
@@ -1147,9 +1186,13 @@ def _awk(code: str) -> CodeEffects:
         if kind == "word":
             if text == "system":
                 add("exec", "calls system()")
-            elif text == "getline" and nxt[1] == "<":
-                add("read", "reads a file with getline", after[1] if after[0] == "str" and
-                    (toks[k + 3][1] if k + 3 < len(toks) else "") in ("", ";", "}", "\n", ")") else None, True)
+            elif text == "getline":
+                at = k + 2 if nxt[0] == "word" else k + 1     # getline [var] < file
+                if at < len(toks) and toks[at][1] == "<":
+                    src = toks[at + 1] if at + 1 < len(toks) else ("", "")
+                    end = toks[at + 2][1] if at + 2 < len(toks) else ""
+                    add("read", "reads a file with getline",
+                        src[1] if src[0] == "str" and end in ("", ";", "}", "\n", ")") else None, True)
             elif text == "ENVIRON" and not (nxt[1] == "[" and after[0] == "str" and
                                             (toks[k + 3][1] if k + 3 < len(toks) else "") == "]"):
                 add("env", "reads the whole environment")
