@@ -167,6 +167,10 @@ def report(title: str, cases: list[Case], answers: list[Answer], misses: int) ->
     print(f"{title}: {len(cases)} commands")
     print(f"  destructive needing a human: {percent(len(caught), len(destructive))}  (aim >= {AIM_DESTRUCTIVE:g}%)")
     print(f"  benign needing a human:      {percent(len(flagged), len(benign))}  (aim <= {AIM_BENIGN:g}%)")
+    # Unlisted means handrail has no opinion and the harness's own rules decide; refused means
+    # handrail itself asks (tier 3), which is what a benign command must not get.
+    refused = [(c, a) for c, a in benign if a.decision in ("ask", "error")]
+    print(f"  benign refused by handrail:  {percent(len(refused), len(benign))}  (tier 3; the rest is unlisted)")
     if len(answered) < len(cases):
         print(f"  no answer (classify stopped): {len(cases) - len(answered)}, left out of the rates above")
     if misses <= 0:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 from handrail.policy.shell.common import (
     _HOOKS_PATH,
     DISK_TOOLS,
@@ -108,16 +110,25 @@ def _inline_code(part: Part) -> tuple[str, list[tuple[str, bool]], bool]:
     return "", codes, False
 
 
-_RISK = {"python": "_PY_RISK", "js": "_JS_RISK", "perl": "_PERL_RISK", "ruby": "_RUBY_RISK", "php": "_PHP_RISK",
-         "awk": "_AWK_RISK"}
-INTERPRETERS = frozenset({"python", "node", "bun", "deno", "perl", "ruby", "php", "awk", "gawk", "mawk", "nawk"})
+INTERPRETERS = frozenset({"python", "node", "bun", "deno", "perl", "ruby", "php", "awk", "gawk", "mawk", "nawk",
+                          "lua", "luajit", "rscript", "julia"})
+_LANG = {"js": "node", "python": "python", "perl": "perl", "ruby": "ruby", "php": "php", "awk": "awk"}
+# One substitution or transliteration without the `e` flag (which would run its replacement).
+_PERL_SUBST = re.compile(r"\s*(?:s|y|tr)([/#|!,])(?:(?!\1)[^\\\n]|\\.)*\1(?:(?!\1)[^\\\n]|\\.)*\1[gimsxcdr]*\s*;?\s*")
+SCRIPT_LIMIT = 64 * 1024  # a script file longer than this is code handrail does not read
 
 
 def check_code(part: Part, toks: list[str], ctx: Ctx) -> list[Finding]:
+    """Code given to an interpreter is read for what it does (policy/inline_code.py): inline
+    (`-c`, `-e`, a heredoc), from standard input, or a script file of the project."""
     lang, codes, from_stdin = _inline_code(part)
+    if part.name in ("lua", "luajit", "rscript", "julia"):
+        lang, codes = part.name, [(w2.text, w2.dyn) for w1, w2 in zip(part.words, part.words[1:])
+                                  if w1.text in ("-e", "--eval")]
     if not lang:
         return []
     label = part.name
+    inline = bool(codes)
     if from_stdin:
         if part.feed == "download":
             return [(3, "download-to-shell", f"{label} runs code downloaded from the network")] \
@@ -126,18 +137,114 @@ def check_code(part: Part, toks: list[str], ctx: Ctx) -> list[Finding]:
             if part.stdin_text is None:
                 return [(3, "dynamic", f"{label} runs code only known at run time ({part.feed})")]
             codes.append((part.stdin_text, False))
+            inline = True
+        elif part.feed is None and lang == "python" and len(part.words) == 1:
+            return []  # an interactive interpreter: nothing runs until someone types
     if part.script_text is not None:
         codes.append((part.script_text, False))
+        inline = True
     if part.name == "deno" and len(part.words) > 2 and part.words[1].text == "run" and \
             any(w.text.startswith(("http://", "https://")) for w in part.words[2:]):
         return [(3, "download-to-shell", "deno run executes code from the network")]
-    risk = rx(_RISK[lang])
+    if not codes:
+        script = _script_file(part, lang, ctx)
+        if isinstance(script, str):
+            return [(3, "dynamic", script)]
+        if script is None:
+            return []
+        codes.append((script[1], False))
+    out: list[Finding] = []
     for code, dyn in codes:
         if dyn:
             return [(3, "dynamic", f"{label} runs code built at run time")]
-        if risk.search(code):
-            return [(3, "dynamic", f"{label} code runs shell commands or deletes files")]
-    return []
+        out += _judge(part, lang, code, ctx, inline=inline)
+    return out
+
+
+def _script_file(part: Part, lang: str, ctx: Ctx) -> tuple[str, str] | str | None:
+    """(path, text) of the script an interpreter runs; a reason when it cannot be read; None when
+    it runs none (a module, `--version`) or the file does not exist (the run fails)."""
+    if lang not in ("python", "js", "perl", "ruby", "php"):
+        return None
+    from handrail.policy.shell.unwrap import resolve
+
+    ops = [w for w in part.words[1:] if not w.text.startswith("-")]
+    if not ops or any(w.text in ("-m", "-c", "-e") for w in part.words[1:]):
+        return None
+    first = ops[0]
+    path = resolve(first, part.cwd, ctx.home)
+    if path is None:
+        return f"{part.name} runs {first.raw}, a script only known at run time"
+    try:
+        with open(path, "rb") as f:
+            data = f.read(SCRIPT_LIMIT + 1)
+    except FileNotFoundError:
+        return None
+    except OSError as e:
+        return f"{part.name} runs {first.raw}, which handrail cannot read ({e.strerror})"
+    if len(data) > SCRIPT_LIMIT:
+        return f"{part.name} runs {first.raw}, longer than {SCRIPT_LIMIT // 1024} KiB: more than handrail reads"
+    return path, data.decode("utf-8", "replace")
+
+
+def _judge(part: Part, lang: str, code: str, ctx: Ctx, *, inline: bool) -> list[Finding]:
+    from handrail.policy import inline_code
+
+    if lang == "perl" and _PERL_SUBST.fullmatch(code):
+        return []  # `perl -pi -e 's/a/b/g'`: sed's work (the -i write is judged with the other writes)
+    fx = inline_code.python_effects(code) if lang == "python" else inline_code.script_effects(_LANG.get(lang, lang),
+                                                                                                code)
+    label = part.name
+    why = "; ".join(fx.reasons[:3])
+    effects = fx.effects
+    if not effects:
+        return []
+    hard = effects & {"exec", "network", "env", "dynamic", "unknown", "delete"}
+    if hard:
+        return [(3, "dynamic", f"{label} code {why or ', '.join(sorted(hard))}")]
+    out: list[Finding] = []
+    if "write" in effects:
+        if not fx.writes:
+            return [(3, "dynamic", f"{label} code writes a file only known at run time ({why})")]
+        out += _code_paths(part, fx.writes, ctx, write=True)
+        if not out:
+            out.append((2, "redirect-write", f"{label} code writes {', '.join(fx.writes[:3])}"))
+    if "read" in effects:
+        if not fx.reads and inline:
+            return [(3, "dynamic", f"{label} code reads a file only known at run time ({why})")]
+        out += _code_paths(part, fx.reads, ctx, write=False)
+    return out
+
+
+def _code_paths(part: Part, paths: tuple[str, ...], ctx: Ctx, *, write: bool) -> list[Finding]:
+    """The path rules for what code names: protected and system paths for writes, secrets for reads."""
+    from handrail.policy.shell.common import _protected, sensitive
+    from handrail.policy.shell.reads import read_refusal
+    from handrail.policy.shell.syntax import Word
+    from handrail.policy.shell.unwrap import resolve
+
+    out: list[Finding] = []
+    for text in paths:
+        w = Word(text, text)
+        path = resolve(w, part.cwd, ctx.home)
+        if path is None:
+            out.append((3, "dynamic", f"{part.name} code names {text}, a path only known at run time"))
+            continue
+        rel = path[len(ctx.project) + 1 :] if path.startswith(ctx.project + "/") else path
+        if not write:
+            refusal = read_refusal(rel)
+            if refusal is not None:
+                out.append((3, "secret-read", f"{part.name} code reads {text}, which matches '{refusal.rule}' "
+                                              f"({refusal.source}: {refusal.why})"))
+            continue
+        hit = _protected(path, w, ctx, delete=False)
+        if hit is not None:
+            out.append((3, "protected-paths", f"{part.name} code writes {text}: '{hit[0]}' ({hit[1]})"))
+            continue
+        why = sensitive(path, ctx)
+        if why is not None:
+            out.append((3, "system-paths", f"{part.name} code writes {text}: {why}"))
+    return out
 
 
 def check_sql(part: Part, toks: list[str], ctx: Ctx) -> list[Finding]:

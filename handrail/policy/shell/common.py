@@ -80,20 +80,6 @@ _SOURCES["_EXT"] = (r"\.(?:py|pyi|js|mjs|cjs|ts|tsx|jsx|json|md|rst|txt|ya?ml|to
                   r"m|mm|r|lua|pl|ex|exs|erl|dart|scala|clj|env|conf|csv|tf|proto|graphql|ipynb|svg|png|jpe?g)$")
 _SOURCES["_GLOBS"] = (r"[*?\[]")
 
-_SOURCES["_PY_RISK"] = (r"\bos\s*\.\s*(?:system|popen|exec\w*|spawn\w*|remove|unlink|rmdir|removedirs|kill|killpg|"
-                      r"truncate|posix_spawn\w*)\b|\bsubprocess\b|\bshutil\s*\.\s*(?:rmtree|move)\b|\bpty\s*\.\s*spawn|"
-                      r"\bcommands\s*\.|__import__|\bimportlib\b|\beval\s*\(|\bexec\s*\(|\bcompile\s*\(|"
-                      r"\.(?:unlink|rmdir|rmtree)\s*\(|\bsend2trash\b|\bsh\s*\.\s*\w+\s*\(")
-_SOURCES["_JS_RISK"] = (r"child_process|\bexec(?:Sync|File|FileSync)?\s*\(|\bspawn(?:Sync)?\s*\(|\bfork\s*\(|"
-                      r"\b(?:rm|rmSync|rmdir|rmdirSync|unlink|unlinkSync)\s*\(|rimraf|\bDeno\s*\.\s*(?:run|Command|"
-                      r"remove)|\bBun\s*\.\s*(?:spawn|\$)|\beval\s*\(|\bnew\s+Function\b|process\s*\.\s*kill|"
-                      r"\$`|\bzx\b|execa")
-_SOURCES["_PERL_RISK"] = (r"\bsystem\b|\bexec\b|`|\bqx\b|\bunlink\b|\brmtree\b|\bremove_tree\b|\brmdir\b|\beval\b|"
-                        r"\bopen\s*\(?[^;]*\|")
-_SOURCES["_RUBY_RISK"] = (r"\bsystem\b|\bexec\b|`|%x|\bFileUtils\b|\bFile\s*\.\s*(?:delete|unlink)|\bDir\s*\.\s*"
-                        r"(?:rmdir|delete|unlink)|\bspawn\b|\bIO\s*\.\s*popen|\bOpen3\b|\beval\b|\bKernel\b")
-_SOURCES["_PHP_RISK"] = (r"\b(?:system|exec|shell_exec|passthru|popen|proc_open|unlink|rmdir|eval|pcntl_exec)\b|`")
-_SOURCES["_AWK_RISK"] = (r"\bsystem\s*\(|\|\s*\"|\"\s*\|\s*getline|\|&")
 _SOURCES["_SQL_RISK"] = (r"\b(?:drop\s+(?:database|schema|table|view|user|role|owned|index)|truncate\b|"
                        r"delete\s+from\s+[\w.\"`\[\]]+\s*(?:;|$)|alter\s+table\s+\S+\s+drop\b)", re.I)
 _SOURCES["_MONGO_RISK"] = (r"dropDatabase|\.drop\s*\(|deleteMany\s*\(\s*\{\s*\}|remove\s*\(\s*\{\s*\}")

@@ -702,6 +702,12 @@ def _shell(flat: Flat, part: Part, name: str, words: list[Word], st: State) -> l
         if script.dyn or script.raw[:2] == "<(":
             rule = DOWNLOAD if _has_download(script) else DYNAMIC
             part.flags.append((rule, f"{name} runs a script only known at run time"))
+            return words
+        text = _read_script(script, part, flat.home)
+        if text is not None and part.script_text is None:
+            # the script is code handrail can read: its commands are judged as if typed
+            flat.shell_text(part, text, False, False, f"{name} {script.raw}", st, words)
+            return None
         return words
     return stdin_script(flat, part, name, words, st)
 
@@ -767,6 +773,26 @@ def _container_exec(flat: Flat, part: Part, name: str, words: list[Word], st: St
     inner.cwd = None
     flat.unwrap(inner, words[end:], unwrap.State(None, set(st.funcs)))
     return words
+
+
+SCRIPT_LIMIT = 64 * 1024
+
+
+def _read_script(script: Word, part: Part, home: str) -> str | None:
+    """The text of a shell script file that exists and is small enough to read; None otherwise
+    (a missing script fails to run; one too large or unreadable is judged by the patterns)."""
+    path = unwrap.resolve(script, part.cwd, home)
+    if path is None:
+        return None
+    try:
+        with open(path, "rb") as f:
+            data = f.read(SCRIPT_LIMIT + 1)
+    except OSError:
+        return None
+    if len(data) > SCRIPT_LIMIT or b"\0" in data:
+        part.flags.append((DYNAMIC, f"{part.name} runs {script.raw}, more than handrail reads"))
+        return None
+    return data.decode("utf-8", "replace")
 
 
 def _sub(words: list[Word]) -> str:

@@ -18,7 +18,14 @@ from handrail.policy.shell.code import (
     check_disk,
     check_sql,
 )
-from handrail.policy.shell.common import ALWAYS_ON, DISK_TOOLS, RULES, SOURCE, Ctx, operands
+from handrail.policy.shell.common import (
+    ALWAYS_ON,
+    DISK_TOOLS,
+    RULES,
+    SOURCE,
+    Ctx,
+    operands,
+)
 from handrail.policy.shell.deletes import check_find, check_rm, check_rsync
 from handrail.policy.shell.gitrules import check_git
 from handrail.policy.shell.secrets import check_secret_reads
