@@ -305,6 +305,9 @@ def run(adapter: ModuleType, argv: list[str]) -> int:
                 deadline.stop()
         except budget.TooSlow:
             answer, late = slow, True
+        except TooLarge as e:
+            answer = Answer(DENY, f"{PREFIX}denied: {e}; split it into smaller calls, or a human runs it",
+                            broken=True)
         except BaseException as e:  # noqa: BLE001 - a pre-tool hook must never crash open
             answer = Answer(DENY, f"{PREFIX}denied: {_why(e)}; the call is refused until the hook can read it",
                             broken=True)
