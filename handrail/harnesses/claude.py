@@ -8,11 +8,19 @@ from __future__ import annotations
 import sys
 
 from handrail.hooks.pretool import (ALLOW, ASK, DENY, EDIT, NOTIFY, OTHER, READ, SHELL, Answer, Question,
-                                    first_str, need_dict, need_str, opt_str, reason_json)
+                                    event_of, first_str, need_dict, need_str, opt_str,
+                                    reason_json)
 
 NAME = "claude"
 CAN_ASK = True
 EVENT = "PreToolUse"
+# Every event Claude Code (2.1) sends a hook: one registered for another is no call to judge.
+EVENTS = frozenset({
+    "PreToolUse", "PostToolUse", "PostToolUseFailure", "PostToolBatch", "Notification", "UserPromptSubmit",
+    "UserPromptExpansion", "SessionStart", "SessionEnd", "Stop", "StopFailure", "SubagentStart", "SubagentStop",
+    "PreCompact", "PostCompact", "PermissionRequest", "PermissionDenied", "Setup", "TeammateIdle", "TaskCreated",
+    "TaskCompleted", "Elicitation", "ElicitationResult", "ConfigChange", "WorktreeCreate", "WorktreeRemove",
+    "InstructionsLoaded", "CwdChanged", "FileChanged", "MessageDisplay"})
 EDIT_TOOLS = {"Edit": ("file_path",), "Write": ("file_path",), "MultiEdit": ("file_path",),
               "NotebookEdit": ("notebook_path", "file_path")}
 READ_TOOLS = {"Read": ("file_path",), "NotebookRead": ("notebook_path", "file_path")}
@@ -22,7 +30,7 @@ HOOK_MATCHER = "Bash|Edit|Write|MultiEdit|NotebookEdit|Read|NotebookRead|Grep"
 
 def question(payload: object) -> Question | None:
     data = need_dict(payload, "payload")
-    event = data.get("hook_event_name")
+    event = event_of(data, EVENTS)
     if event is not None and event != EVENT:
         return None  # registered for another event by mistake: not ours to judge
     tool = need_str(data, "tool_name", "payload")
@@ -38,7 +46,7 @@ def question(payload: object) -> Question | None:
         return Question(READ, tool, paths=[first_str(args, READ_TOOLS[tool], "tool_input")], cwd=cwd)
     if tool == "Grep":
         args = need_dict(data.get("tool_input"), "tool_input")
-        path = opt_str(args, "path")
+        path = opt_str(args, "path", "tool_input")
         return Question(READ, tool, paths=[path], cwd=cwd) if path.strip() else Question(OTHER, tool)
     return Question(OTHER, tool)
 

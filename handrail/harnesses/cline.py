@@ -11,7 +11,7 @@ from __future__ import annotations
 import sys
 
 from handrail.hooks.pretool import (ASK, DENY, EDIT, NOTIFY, OTHER, READ, SHELL, Answer, BadPayload, Question,
-                                    need_dict, need_str, opt_str, reason_json)
+                                    need_dict, need_str, opt_roots, opt_str, reason_json)
 
 NAME = "cline"
 CAN_ASK = False
@@ -26,7 +26,7 @@ def question(payload: object) -> Question | None:
     call = need_dict(data.get("preToolUse"), "preToolUse")
     tool = need_str(call, "toolName", "preToolUse")
     params = call.get("parameters", {})
-    cwd = opt_str(data, "cwd") or _root(data)
+    cwd = opt_str(data, "cwd") or opt_roots(data, "workspaceRoots")
     if tool in SHELL_TOOLS:
         return Question(SHELL, tool, command=need_str(need_dict(params, "parameters"), "command", "parameters"),
                         cwd=cwd)
@@ -46,13 +46,6 @@ def question(payload: object) -> Question | None:
     if tool in READ_TOOLS:
         return Question(READ, tool, paths=[need_str(need_dict(params, "parameters"), "path", "parameters")], cwd=cwd)
     return Question(OTHER, tool)
-
-
-def _root(data: dict) -> str:
-    roots = data.get("workspaceRoots")
-    if isinstance(roots, list) and roots and isinstance(roots[0], str) and "\0" not in roots[0]:
-        return roots[0]
-    return ""
 
 
 def reply(answer: Answer) -> tuple[str, int]:

@@ -11,12 +11,14 @@ from __future__ import annotations
 # unknown keys. This module is imported before every tool call: keep its imports light.
 import sys
 
-from handrail.hooks.pretool import (ASK, DENY, EDIT, NOTIFY, OTHER, SHELL, Answer, BadPayload, Question, need_dict,
-                                    need_str, opt_str, reason_json)
+from handrail.hooks.pretool import (ASK, DENY, EDIT, NOTIFY, OTHER, SHELL, Answer, BadPayload, Question, event_of,
+                                    need_dict, need_str, opt_str, reason_json)
 
 NAME = "codex"
 CAN_ASK = False
 EVENT = "PreToolUse"
+EVENTS = frozenset({"PreToolUse", "PostToolUse", "PermissionRequest", "SessionStart", "SessionEnd", "UserPromptSubmit",
+                    "Stop", "SubagentStop", "PreCompact", "Notification"})
 SHELL_TOOLS = frozenset({"Bash", "shell", "local_shell", "exec_command", "container.exec"})
 PATCH_TOOLS = frozenset({"apply_patch", "ApplyPatch", "functions.apply_patch"})
 # `apply_patch <<'EOF' …` run through the shell is applied by Codex itself: an edit.
@@ -25,7 +27,7 @@ PATCH_PROGRAMS = ("apply_patch", "applypatch")
 
 def question(payload: object) -> Question | None:
     data = need_dict(payload, "payload")
-    event = data.get("hook_event_name")
+    event = event_of(data, EVENTS)
     if event is not None and event != EVENT:
         return None
     tool = need_str(data, "tool_name", "payload")

@@ -13,7 +13,7 @@ from __future__ import annotations
 import sys
 
 from handrail.hooks.pretool import (ALLOW, ASK, DENY, EDIT, NOTIFY, OTHER, READ, SHELL, Answer, BadPayload,
-                                    Question, need_dict, need_str, opt_str, reason_json)
+                                    Question, event_of, need_dict, need_str, opt_str, reason_json)
 
 NAME = "copilot"
 CAN_ASK = True
@@ -25,19 +25,24 @@ EDIT_TOOLS = frozenset({"edit", "create", "write", "str_replace_editor", "str_re
 PATCH_TOOLS = frozenset({"apply_patch", "applyPatch"})
 READ_TOOLS = frozenset({"view", "read", "readFile", "read_file", "Read"})
 PATH_KEYS = ("path", "filePath", "file_path")
+# The events VS Code sends a Claude-shaped hook, and the CLI's own (camelCase) names.
+EVENTS = frozenset({"PreToolUse", "PostToolUse", "SessionStart", "UserPromptSubmit", "Stop", "SubagentStart",
+                    "SubagentStop", "PreCompact", "preToolUse", "postToolUse", "sessionStart", "sessionEnd",
+                    "userPromptSubmitted", "errorOccurred"})
+PRE_TOOL = frozenset({"PreToolUse", "preToolUse"})
 _VSCODE_SHAPE: list[bool] = [False]  # which shape the payload came in, for the reply
 
 
 def question(payload: object) -> Question | None:
     _VSCODE_SHAPE[0] = False
     data = need_dict(payload, "payload")
+    event = event_of(data, EVENTS)
+    if event is not None and event not in PRE_TOOL:
+        return None  # registered for another event by mistake: not ours to judge
     if "toolName" in data:
         tool = need_str(data, "toolName", "payload")
         args = _args(data.get("toolArgs"))
     else:
-        event = data.get("hook_event_name")
-        if event is not None and event != "PreToolUse":
-            return None
         _VSCODE_SHAPE[0] = True
         tool = need_str(data, "tool_name", "payload")
         args = _args(data.get("tool_input"))

@@ -12,7 +12,8 @@ from __future__ import annotations
 import sys
 
 from handrail.hooks.pretool import (ALLOW, ASK, DENY, EDIT, NOTIFY, OTHER, READ, SHELL, Answer, BadPayload,
-                                    Question, first_str, need_dict, need_str, opt_str, reason_json)
+                                    Question, event_of, first_str, need_dict, need_str, opt_roots, opt_str,
+                                    reason_json)
 
 NAME = "cursor"
 CAN_ASK = True
@@ -24,12 +25,17 @@ PATH_KEYS = ("file_path", "path", "target_file", "filePath", "notebook_path")
 SHELL_EVENTS = frozenset({"beforeShellExecution"})
 READ_EVENTS = frozenset({"beforeReadFile", "beforeTabFileRead"})
 TOOL_EVENTS = frozenset({"preToolUse"})
+# Every event Cursor (2.6) sends a hook; the others are nothing for this hook to judge.
+EVENTS = SHELL_EVENTS | READ_EVENTS | TOOL_EVENTS | frozenset({
+    "beforeMCPExecution", "afterShellExecution", "afterMCPExecution", "afterFileEdit", "afterTabFileEdit", "stop",
+    "beforeSubmitPrompt", "afterAgentResponse", "afterAgentThought", "sessionStart", "sessionEnd", "preCompact",
+    "subagentStart", "subagentStop", "postToolUse", "postToolUseFailure", "workspaceOpen"})
 
 
 def question(payload: object) -> Question | None:
     data = need_dict(payload, "payload")
-    event = data.get("hook_event_name")
-    cwd = opt_str(data, "cwd") or _root(data)
+    event = event_of(data, EVENTS)
+    cwd = opt_str(data, "cwd") or opt_roots(data, "workspace_roots")
     if event in SHELL_EVENTS or (event is None and "command" in data and "tool_name" not in data):
         return Question(SHELL, "beforeShellExecution", command=need_str(data, "command", "payload"), cwd=cwd)
     if event in READ_EVENTS or (event is None and "file_path" in data and "tool_name" not in data):
@@ -40,20 +46,14 @@ def question(payload: object) -> Question | None:
             args = _args(data.get("tool_input"))
             if tool in SHELL_TOOLS:
                 return Question(SHELL, tool, command=need_str(args, "command", "tool_input"),
-                                cwd=opt_str(args, "cwd") or opt_str(args, "working_directory") or cwd)
+                                cwd=opt_str(args, "cwd", "tool_input") or opt_str(args, "working_directory", "tool_input")
+                                or cwd)
             kind = EDIT if tool in EDIT_TOOLS else READ
             return Question(kind, tool, paths=[first_str(args, PATH_KEYS, "tool_input")], cwd=cwd)
         return Question(OTHER, tool)
-    if isinstance(event, str) and event:
+    if event is not None:
         return None  # afterFileEdit, stop, beforeMCPExecution…: nothing for this hook to judge
     raise BadPayload("payload: no hook_event_name, command, file_path or tool_name")
-
-
-def _root(data: dict) -> str:
-    roots = data.get("workspace_roots")
-    if isinstance(roots, list) and roots and isinstance(roots[0], str) and "\0" not in roots[0]:
-        return roots[0]
-    return ""
 
 
 def _args(value: object) -> dict:

@@ -10,11 +10,13 @@ from __future__ import annotations
 import sys
 
 from handrail.hooks.pretool import (ALLOW, ASK, DENY, EDIT, NOTIFY, OTHER, READ, SHELL, Answer, BadPayload,
-                                    Question, first_str, need_dict, need_str, opt_str, reason_json)
+                                    Question, event_of, first_str, need_dict, need_str, opt_str, reason_json)
 
 NAME = "gemini"
 CAN_ASK = True
 EVENT = "BeforeTool"
+EVENTS = frozenset({"BeforeTool", "AfterTool", "BeforeAgent", "AfterAgent", "BeforeModel", "AfterModel",
+                    "BeforeToolSelection", "SessionStart", "SessionEnd", "PreCompress", "Notification"})
 SHELL_TOOLS = frozenset({"run_shell_command"})
 EDIT_TOOLS = frozenset({"write_file", "replace", "edit"})
 READ_TOOLS = frozenset({"read_file"})
@@ -24,7 +26,7 @@ HOOK_MATCHER = "run_shell_command|write_file|replace|edit|read_file|read_many_fi
 
 def question(payload: object) -> Question | None:
     data = need_dict(payload, "payload")
-    event = data.get("hook_event_name")
+    event = event_of(data, EVENTS)
     if event is not None and event != EVENT:
         return None
     tool = need_str(data, "tool_name", "payload")
@@ -32,7 +34,7 @@ def question(payload: object) -> Question | None:
     if tool in SHELL_TOOLS:
         args = need_dict(data.get("tool_input"), "tool_input")
         # `dir_path` (older: `directory`) runs the command in a folder of the workspace.
-        where = opt_str(args, "dir_path") or opt_str(args, "directory")
+        where = opt_str(args, "dir_path", "tool_input") or opt_str(args, "directory", "tool_input")
         if where and cwd and not where.startswith("/"):
             where = cwd.rstrip("/") + "/" + where
         return Question(SHELL, tool, command=need_str(args, "command", "tool_input"), cwd=where or cwd)

@@ -29,7 +29,7 @@ def question(payload: object) -> Question | None:
     cwd = opt_str(data, "directory") or opt_str(data, "worktree")
     if tool in SHELL_TOOLS:
         args = need_dict(data.get("args"), "args")
-        where = opt_str(args, "workdir")
+        where = opt_str(args, "workdir", "args")
         return Question(SHELL, tool, command=need_str(args, "command", "args"), cwd=where or cwd)
     if tool in EDIT_TOOLS:
         return Question(EDIT, tool, paths=[need_str(need_dict(data.get("args"), "args"), "filePath", "args")], cwd=cwd)

@@ -8,7 +8,8 @@ from handrail.errors import HandrailError
 def parse(argv: list[str], options: dict[str, bool], *, max_positionals: int = 0) -> tuple[dict[str, object], list[str]]:
     """`options` maps `--name` to whether it takes a value. Flags come back as True.
 
-    Accepts `--name value` and `--name=value`; `--` ends the options.
+    Accepts `--name value` and `--name=value`; `--` ends the options. A separate value
+    that looks like an option (`--agent --json`) is a usage error: `--name=-x` says it.
     """
     opts: dict[str, object] = {}
     positionals: list[str] = []
@@ -28,6 +29,10 @@ def parse(argv: list[str], options: dict[str, bool], *, max_positionals: int = 0
                     if i >= len(argv):
                         raise HandrailError(f"option {name} needs a value", reason="bad_arguments")
                     value = argv[i]
+                    if value.startswith("-") and value != "-":
+                        # `--agent --json` is a missing value, not an agent named "--json".
+                        raise HandrailError(f"option {name} needs a value, found the option {value} (for a value "
+                                            f"that starts with '-', write {name}={value})", reason="bad_arguments")
                 opts[name] = value
             else:
                 if eq:

@@ -2,6 +2,7 @@
 
 Exit 0 allowed, 1 denied, 2 error. With --json the last line of stdout is one JSON
 object; errors are JSON too (`allowed: false` with the error), and a line on stderr.
+It answers within the deadline of hooks/budget.py: past it, the error `too_slow`.
 """
 
 from __future__ import annotations
@@ -13,17 +14,33 @@ import sys
 from handrail.errors import EXIT_DENIED, EXIT_ERROR, EXIT_OK, HandrailError
 
 USAGE = "usage: handrail can-edit [--project P] [--task T] [--file F] [--agent A] [--json]"
-ANSWER_REASONS = ("task_not_found", "invalid_policy", "bad_arguments", "internal_error")
+ANSWER_REASONS = ("task_not_found", "invalid_policy", "bad_arguments", "internal_error", "too_slow")
 OPTIONS = {"--project": True, "--task": True, "--file": True, "--agent": True, "--json": False}
 ENVELOPE_REFUSAL = "envelope_supervision"
 
 
 def main(argv: list[str]) -> int:
+    from handrail.hooks import budget
+
     as_json = "--json" in argv
+
+    def refusal(why: str) -> tuple[str, str, int]:
+        out = json.dumps({"allowed": False, "reason": "too_slow", "error": why}) if as_json else ""
+        return out, f"handrail can-edit: error: {why}", EXIT_ERROR
+
+    return budget.run(lambda: _main(argv, as_json), refusal, "can-edit")
+
+
+def _main(argv: list[str], as_json: bool) -> int:
     try:
         from handrail.hooks.argv import parse
+        from handrail.hooks.budget import MAX_PATH_BYTES, too_large
 
         opts, _ = parse(argv, OPTIONS)
+        for name in ("--file", "--project"):
+            why = too_large(f"the {name} path", str(opts.get(name, "")), MAX_PATH_BYTES)
+            if why:
+                raise HandrailError(why, reason="bad_arguments")
         project = str(opts.get("--project", "."))
         from handrail.policy.edits import can_edit, explain
 
@@ -43,12 +60,21 @@ def main(argv: list[str]) -> int:
     except Exception as e:  # noqa: BLE001 - a pre-edit check must never crash open
         return _error("internal_error", f"{type(e).__name__}: {e}", as_json)
     if answer["allowed"]:
-        print(json.dumps(answer) if as_json else explain(answer, project))
+        _print(json.dumps(answer) if as_json else explain(answer, project))
         return EXIT_OK
     text = f"denied: {answer['message']}" if answer["reason"] == ENVELOPE_REFUSAL else explain(answer, project)
-    print(json.dumps(answer) if as_json else text)
+    _print(json.dumps(answer) if as_json else text)
     _record_refusal(project, agent, answer, text)
     return EXIT_DENIED
+
+
+def _print(text: str, *, err: bool = False) -> None:
+    """Print one answer; a lone surrogate (from a path that is not UTF-8) is escaped, never a crash."""
+    stream = sys.stderr if err else sys.stdout
+    try:
+        print(text, file=stream)
+    except UnicodeEncodeError:
+        print(text.encode("ascii", "backslashreplace").decode("ascii"), file=stream)
 
 
 def _record_refusal(project: str, agent: str | None, answer: dict, text: str) -> None:
@@ -66,9 +92,9 @@ def _error(reason: str, message: str, as_json: bool) -> int:
     if reason not in ANSWER_REASONS:
         # An unreadable task or contract file is a broken policy, not a bad call.
         reason = "invalid_policy"
-    print(f"handrail can-edit: error: {message}", file=sys.stderr)
+    _print(f"handrail can-edit: error: {message}", err=True)
     if reason == "bad_arguments":
         print(USAGE, file=sys.stderr)
     if as_json:
-        print(json.dumps({"allowed": False, "reason": reason, "error": message}))
+        _print(json.dumps({"allowed": False, "reason": reason, "error": message}))
     return EXIT_ERROR

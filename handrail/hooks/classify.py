@@ -10,6 +10,8 @@ object: command, tier (1/2/3 or null), decision (allow/notify/ask/unlisted), rea
 --batch reads JSON Lines (`{"command": "..."}` a line) and writes one answer a line,
 in order; its exit code is the worst of its answers (2 when a line was bad).
 With --project, tier-2 and tier-3 answers are recorded in the event log.
+One COMMAND is answered within the deadline of hooks/budget.py (past it: exit 2, the
+error `too_slow`), and a COMMAND over 128 KiB is refused before it is parsed.
 The acting agent (--agent, else HANDRAIL_AGENT) answers to its autonomy envelope:
 `needsFullSupervision` on `shell` makes even a tier-1 command ask a human (exit 1).
 """
@@ -30,6 +32,19 @@ PROJECT_MARKERS = (".handrail", ".git")
 
 def main(argv: list[str]) -> int:
     as_json = "--json" in argv
+    if any(a == "--batch" or a.startswith("--batch=") for a in argv):
+        return _main(argv, as_json)  # a transcript of thousands of lines: its own pace
+    from handrail.hooks import budget
+
+    def refusal(why: str) -> tuple[str, str, int]:
+        out = json.dumps({"command": None, "tier": None, "decision": "error", "reasons": [], "reason": "too_slow",
+                          "error": why}) if as_json else ""
+        return out, f"handrail classify: error: {why}", EXIT_ERROR
+
+    return budget.run(lambda: _main(argv, as_json), refusal, "classify")
+
+
+def _main(argv: list[str], as_json: bool) -> int:
     try:
         from handrail.hooks.argv import parse
 
@@ -55,11 +70,17 @@ def main(argv: list[str]) -> int:
             except BrokenPipeError:
                 os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
                 return EXIT_ERROR
-        answer = commands.classify(" ".join(args), eng, cwd=cwd, project=project, home=home)
+        from handrail.hooks.budget import MAX_COMMAND_BYTES, too_large
+
+        command = " ".join(args)
+        why = too_large("the command", command, MAX_COMMAND_BYTES)
+        if why:
+            raise HandrailError(why, reason="bad_arguments")
+        answer = commands.classify(command, eng, cwd=cwd, project=project, home=home)
         agent = opts.get("--agent") or os.environ.get("HANDRAIL_AGENT")
         if agent and answer["tier"] in (1, 2):
             answer = _apply_envelope(project, str(agent), answer)
-        out = json.dumps(answer, ensure_ascii=False) if as_json else _text(answer)
+        out = _json(answer) if as_json else _text(answer)
     except HandrailError as e:
         return _error(e.reason, str(e), as_json)
     except Exception as e:  # noqa: BLE001 - a pre-tool check must never crash open
@@ -83,10 +104,23 @@ def _apply_envelope(project: str, agent: str, answer: dict) -> dict:
     return {**answer, "decision": "ask", "envelope": decision.as_dict(), "reasons": [reason, *answer["reasons"]]}
 
 
+def _json(answer: dict) -> str:
+    """The answer as one JSON line; escaped to ASCII when it quotes a lone surrogate."""
+    text = json.dumps(answer, ensure_ascii=False)
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return json.dumps(answer)
+    return text
+
+
 def _emit(text: str) -> None:
     """Print; a reader that went away early (`| head`) is no error, and the exit code still answers."""
     try:
-        print(text)
+        try:
+            print(text)
+        except UnicodeEncodeError:  # a lone surrogate from an argument that is not UTF-8
+            print(text.encode("ascii", "backslashreplace").decode("ascii"))
         sys.stdout.flush()
     except BrokenPipeError:
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
@@ -234,7 +268,10 @@ def _record(project: str, answer: dict, tool: str | None) -> None:
 
 
 def _error(reason: str, message: str, as_json: bool) -> int:
-    print(f"handrail classify: error: {message}", file=sys.stderr)
+    try:
+        print(f"handrail classify: error: {message}", file=sys.stderr)
+    except UnicodeEncodeError:
+        print(f"handrail classify: error: {message}".encode("ascii", "backslashreplace").decode(), file=sys.stderr)
     if reason == "bad_arguments":
         print(USAGE, file=sys.stderr)
     if as_json:

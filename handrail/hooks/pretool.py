@@ -32,6 +32,10 @@ class BadPayload(ValueError):
     """The harness sent what its adapter cannot read: the call is denied."""
 
 
+class TooLarge(BadPayload):
+    """A payload, path or command too large to judge within the deadline: denied at once."""
+
+
 class Question:
     """What the agent wants to do. `paths` for edits and reads (as the harness gave
     them; relative ones are relative to `cwd`), `command` for shell."""
@@ -92,10 +96,42 @@ def first_str(mapping: dict, keys: tuple[str, ...], what: str) -> str:
     raise BadPayload(f"{what}: none of {', '.join(keys)} is given")
 
 
-def opt_str(mapping: dict, key: str) -> str:
-    """An optional string field: '' when absent or not a usable string."""
+def opt_str(mapping: dict, key: str, what: str = "payload") -> str:
+    """An optional string field: '' when absent or null; any other non-string, or a
+    string with a NUL, is refused (a field the hook reads is never silently dropped)."""
     value = mapping.get(key)
-    return value if isinstance(value, str) and "\0" not in value else ""
+    if value is None:
+        return ""
+    if not isinstance(value, str):
+        raise BadPayload(f"{what}.{key}: expected a string, found {_kind(value)}")
+    if "\0" in value:
+        raise BadPayload(f"{what}.{key}: contains a NUL byte")
+    return value
+
+
+def opt_roots(mapping: dict, key: str) -> str:
+    """The first of an optional list of workspace folders, '' when absent or empty."""
+    roots = mapping.get(key)
+    if roots is None or roots == []:
+        return ""
+    if not isinstance(roots, list) or not all(isinstance(r, str) and "\0" not in r for r in roots):
+        raise BadPayload(f"payload.{key}: expected a list of folder paths")
+    return str(roots[0])
+
+
+def event_of(data: dict, events: frozenset[str]) -> str | None:
+    """`hook_event_name`, checked: None when absent, else one of `events` (every event
+    the harness sends). Not a string, a NUL, an event the harness does not have: refused,
+    never read as "not ours"."""
+    if "hook_event_name" not in data:
+        return None
+    event = data["hook_event_name"]
+    if not isinstance(event, str):
+        raise BadPayload(f"payload.hook_event_name: expected an event name, found {_kind(event)}")
+    if event not in events:
+        shown = event if event.isprintable() and len(event) <= 64 else repr(event[:64])
+        raise BadPayload(f"payload.hook_event_name: {shown} is no event this harness sends")
+    return event
 
 
 def _kind(value: object) -> str:
@@ -250,54 +286,156 @@ def run(adapter: ModuleType, argv: list[str]) -> int:
     """`handrail hook <harness>`: the harness's JSON on stdin, its reply on stdout.
 
     The adapter module gives NAME, CAN_ASK, question(payload) -> Question | None and
-    reply(answer) -> (stdout text, exit code).
+    reply(answer) -> (stdout text, exit code). The answer comes within the deadline of
+    hooks/budget.py, or it is the refusal "took too long to judge".
     """
+    from handrail.hooks import budget
+
     name = str(getattr(adapter, "NAME", "harness"))
+    ms = budget.deadline_ms()
+    slow = Answer(DENY, f"{PREFIX}denied: {budget.slow_reason(ms)}", broken=True)
+    out, code = _reply(adapter, slow)
+    deadline = budget.Deadline(ms, (budget.ascii_bytes(out), budget.ascii_bytes(slow.message), code)).start()
+    late = False
     try:
-        answer = _answer(adapter, name, argv)
-    except BaseException as e:  # noqa: BLE001 - a pre-tool hook must never crash open
-        answer = Answer(DENY, f"{PREFIX}denied: {_why(e)}; the call is refused until the hook can read it",
-                        broken=True)
+        try:
+            try:
+                answer = _answer(adapter, name, argv)
+            finally:
+                deadline.stop()
+        except budget.TooSlow:
+            answer, late = slow, True
+        except TooLarge as e:
+            answer = Answer(DENY, f"{PREFIX}denied: {e}; split it into smaller calls, or a human runs it",
+                            broken=True)
+        except BaseException as e:  # noqa: BLE001 - a pre-tool hook must never crash open
+            answer = Answer(DENY, f"{PREFIX}denied: {_why(e)}; the call is refused until the hook can read it",
+                            broken=True)
+        code = _emit(adapter, name, answer)
+        deadline.answered(code)
+        if late:
+            budget.record_slow(os.getcwd(), f"hook {name}", ms)
+    except BaseException:  # noqa: BLE001 - whatever happens now, the exit code refuses
+        return BLOCKED
+    finally:
+        deadline.close()
+    return code
+
+
+BLOCKED = 2  # the exit code every harness reads as "blocked" when its reply could not be written
+
+
+def _reply(adapter: ModuleType, answer: Answer) -> tuple[str, int]:
+    """The adapter's reply, made pure ASCII so that printing it cannot fail; a reply that
+    fails is the adapter's refusal with a fixed reason, or exit 2 with nothing."""
     try:
         out, code = adapter.reply(answer)
+        return _ascii(out), int(code)
     except BaseException as e:  # noqa: BLE001
-        answer = Answer(DENY, f"{PREFIX}denied: the {name} reply failed: {_why(e)}", broken=True)
-        out, code = "", 2
+        why = f"{PREFIX}denied: the reply failed: {type(e).__name__}"
+        try:
+            out, code = adapter.reply(Answer(DENY, why, broken=True))
+            return _ascii(out), int(code)
+        except BaseException:  # noqa: BLE001
+            return "", BLOCKED
+
+
+def _emit(adapter: ModuleType, name: str, answer: Answer) -> int:
+    out, code = _reply(adapter, answer)
+    if answer.verdict == DENY:
+        _say(answer.message)
     try:
-        if answer.verdict == DENY:
-            print(answer.message, file=sys.stderr)
         if out:
             sys.stdout.write(out if out.endswith("\n") else out + "\n")
         sys.stdout.flush()
-    except BaseException:  # noqa: BLE001 - a closed pipe: the exit code still refuses
-        return 2 if answer.verdict == DENY else code
+    except BaseException as e:  # noqa: BLE001 - a closed pipe: the exit code still refuses
+        _say(f"{PREFIX}denied: the {name} reply could not be written ({type(e).__name__}); the call is refused")
+        return BLOCKED
     return code
+
+
+def _say(line: str) -> None:
+    """One line on stderr, whatever it holds: what the terminal cannot show is escaped."""
+    try:
+        try:
+            sys.stderr.write(line + "\n")
+        except UnicodeError:
+            sys.stderr.write(_ascii(line) + "\n")
+        sys.stderr.flush()
+    except BaseException:  # noqa: BLE001, S110 - nothing left to tell it to
+        pass
+
+
+def _ascii(text: str) -> str:
+    return text if text.isascii() else text.encode("ascii", "backslashreplace").decode("ascii")
 
 
 def _answer(adapter: ModuleType, name: str, argv: list[str]) -> Answer:
     from handrail.hooks.argv import parse
 
     opts, _ = parse(argv, OPTIONS)
-    raw = sys.stdin.buffer.read()
-    try:
-        payload = json.loads(raw)
-    except RecursionError:
-        raise BadPayload("the payload is nested too deeply") from None
-    except ValueError as e:
-        raise BadPayload(f"the payload is not JSON ({e})") from None
+    payload = _payload(sys.stdin.buffer)
     q = adapter.question(payload)
     if q is None:
         return Answer(NONE)
+    _bounded(q)
     agent = str(opts.get("--agent") or os.environ.get("HANDRAIL_AGENT") or name)
-    answer = decide(q, harness=name, agent=agent, can_ask=bool(getattr(adapter, "CAN_ASK", False)))
-    if answer.verdict == ASK and not getattr(adapter, "CAN_ASK", False):
+    can_ask = bool(getattr(adapter, "CAN_ASK", False))
+    answer = decide(q, harness=name, agent=agent, can_ask=can_ask)
+    if q.kind != OTHER and answer.verdict not in (ASK, DENY) and not _encodable(q):
+        # A lone surrogate or bytes that are not UTF-8: the harness runs something other
+        # than the text judged here (a replacement character, its own decoding).
+        answer = Answer(ASK, f"{PREFIX}needs a human: the {q.kind} call holds text that is not valid UTF-8, "
+                             f"so what runs may differ from what was judged; approve it only if you meant it")
+    if answer.verdict == ASK and not can_ask:
         answer = Answer(DENY, answer.message)
     return answer
+
+
+def _payload(stream: object) -> object:
+    """The payload read as bytes, at most MAX_PAYLOAD_BYTES. Bytes that are not UTF-8 are
+    kept as lone surrogates (surrogateescape), so the call is still judged, conservatively."""
+    from handrail.hooks.budget import MAX_PAYLOAD_BYTES
+
+    raw = stream.read(MAX_PAYLOAD_BYTES + 1)  # type: ignore[attr-defined]
+    if len(raw) > MAX_PAYLOAD_BYTES:
+        raise TooLarge(f"the payload is over {MAX_PAYLOAD_BYTES} bytes: refused before judging")
+    try:
+        try:
+            return json.loads(raw)
+        except UnicodeDecodeError:
+            return json.loads(raw.decode("utf-8", "surrogateescape"))
+    except RecursionError:
+        raise BadPayload("the payload is nested too deeply") from None
+    except ValueError as e:
+        raise BadPayload(f"the payload is not JSON ({_ascii(str(e))[:200]})") from None
+
+
+def _bounded(q: Question) -> None:
+    """Refuse, before any parsing, a question too large to judge within the deadline."""
+    from handrail.hooks.budget import MAX_COMMAND_BYTES, MAX_PATH_BYTES, too_large
+
+    why = too_large("the command", q.command, MAX_COMMAND_BYTES) or too_large("the folder", q.cwd, MAX_PATH_BYTES)
+    for n, path in enumerate(q.paths):
+        why = why or too_large(f"path {n + 1}" if len(q.paths) > 1 else "the path", path, MAX_PATH_BYTES)
+    if why:
+        raise TooLarge(why)
+
+
+def _encodable(q: Question) -> bool:
+    try:
+        for text in (q.command, q.cwd, *q.paths):
+            text.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
 
 
 def _why(e: BaseException) -> str:
     from handrail.errors import HandrailError
 
+    if isinstance(e, TooLarge):
+        return str(e)
     if isinstance(e, BadPayload):
         return f"unreadable payload: {e}"
     if isinstance(e, HandrailError):
@@ -313,5 +451,6 @@ def _one_line(text: str) -> str:
 
 
 def reason_json(obj: dict) -> str:
-    """One JSON object on one line, as every harness reads it."""
-    return json.dumps(obj, ensure_ascii=False, separators=(",", ":"))
+    """One JSON object on one line, as every harness reads it; ASCII, so that a lone
+    surrogate in a quoted command is escaped (`\\ud800`) instead of failing to print."""
+    return json.dumps(obj, separators=(",", ":"))

@@ -81,11 +81,11 @@ def record(project: str, event_type: str, *, agent: str | None = None, task: str
     event = {
         "created_at": stamp(),
         "event_type": event_type,
-        "agent": agent if agent is not None else os.environ.get("HANDRAIL_AGENT"),
-        "task": task,
-        "topic": topic,
-        "message": message,
-        "payload_json": json.dumps(payload or {}, ensure_ascii=False, sort_keys=True),
+        "agent": _utf8(agent if agent is not None else os.environ.get("HANDRAIL_AGENT")),
+        "task": _utf8(task),
+        "topic": _utf8(topic),
+        "message": _utf8(message),
+        "payload_json": _utf8(json.dumps(payload or {}, ensure_ascii=False, sort_keys=True), in_json=True),
     }
     try:
         if not os.path.isdir(project):
@@ -106,6 +106,21 @@ def record(project: str, event_type: str, *, agent: str | None = None, task: str
         print(f"handrail: warning: could not record {event_type} in {db_path(project)}: {why}", file=sys.stderr)
         return None
     return event
+
+
+def _utf8(text: str | None, *, in_json: bool = False) -> str | None:
+    """Text SQLite can store: a lone surrogate (from a command that is not UTF-8) is kept
+    as the text of its escape, `\\udcff`, which reads back as text, never as the surrogate."""
+    if text is None or text.isascii():
+        return text
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        import re
+
+        escape = "\\\\u%04x" if in_json else "\\u%04x"
+        return re.sub("[\ud800-\udfff]", lambda m: escape % ord(m.group()), text)
+    return text
 
 
 def stamp() -> str:

@@ -7,6 +7,7 @@ import json
 import os
 import shutil
 import subprocess
+from collections import Counter
 from pathlib import Path
 
 import pytest
@@ -14,6 +15,7 @@ from helpers import HANDRAIL, git, run_handrail
 
 HARNESSES = ("claude", "codex", "gemini", "cursor", "copilot", "cline", "opencode")
 CONTRACT = {"allowed_files": ["src/**", "tests/**"], "forbidden_files": ["src/vendor/**"]}
+FUZZ_TRIED: Counter[str] = Counter()  # generated inputs run per harness, reported at the end of the run
 CLIENTS_DIR = os.path.join(os.path.expanduser("~"), ".cache", "handrail-clients")
 
 
