@@ -968,7 +968,7 @@ def permissions(tools: tuple[str, ...], check: bool, dry_run: bool, project: str
 
 
 @cli.command()
-@click.option("--fix", is_flag=True, help="Regenerate files (with backups) and reinstall hooks, then check again.")
+@click.option("--fix", is_flag=True, help="Regenerate files (with backups), reinstall hooks, set a broken event log aside, then check again.")
 @project_option
 @json_option
 def doctor(fix: bool, project: str, as_json: bool) -> None:
