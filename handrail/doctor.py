@@ -44,6 +44,7 @@ class Finding(NamedTuple):
 
 def check_policy(project: str) -> list[Finding]:
     """The protocol, every task and contract, and every autonomy envelope are valid."""
+    from handrail.policy import gates
     from handrail.policy import protocol as protocols
     from handrail.policy.checkall import check_all
     from handrail.records import autonomy
@@ -59,6 +60,10 @@ def check_policy(project: str) -> list[Finding]:
     _envelopes, errors = autonomy.list_all(project)
     out += [Finding("policy", ERROR, e, "fix the envelope by hand, then run `handrail autonomy list`")
             for e in errors]
+    if not result["errors"]:  # gates are read through the tasks and contracts, once those are sound
+        _gates, errors = gates.scan_gates(project)
+        out += [Finding("policy", ERROR, e, "fix the gate file by hand (a person decides it again with `handrail "
+                        "gate approve` or `reject`), then run `handrail gate list`") for e in errors]
     return out
 
 
@@ -290,7 +295,7 @@ def check_advice(project: str) -> list[Finding]:
                                f"review it with `handrail autonomy get {e['agent']}`"))
     loops = companions.doctor_warnings(project)
     out += [Finding("advice", WARNING, w, "see `handrail loop status TASK`") for w in loops]
-    for g in gates.list_gates(project):
+    for g in gates.scan_gates(project)[0]:  # a malformed gate file is the policy check's finding
         waiting = g["status"] == gates.PENDING and g["by"] is not None
         if waiting and not any(w.startswith(f"task {g['task']}:") and "gate" in w for w in loops):
             out.append(Finding("advice", WARNING, f"task {g['task']}: gate {g['theme']} waits for a human",
