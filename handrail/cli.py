@@ -530,17 +530,21 @@ def gate_list(slug: str | None, project: str, as_json: bool) -> None:
     """Every task's gates with their state (pending, approved, rejected)."""
     from handrail.policy import gates
 
-    found = gates.list_gates(project, slug)
+    found, errors = gates.scan_gates(project, slug)
+    for line in errors:
+        click.echo(f"handrail: error: {line}", err=True)
     if as_json:
-        emit_json({"gates": found})
-        return
-    if not found:
+        emit_json({"gates": found, "errors": errors})
+    elif not found and not errors:
         click.echo("no tasks, so no gates; create one with `handrail task new SLUG`")
-        return
-    for g in found:
-        who = f"  by {g['by']} at {g['at']}" if g["by"] else ""
-        words = g.get("note") or g.get("reason")
-        click.echo(f"{g['task']:<20} {g['theme']:<28} {g['status']:<9}{who}{'  (' + words + ')' if words else ''}")
+    else:
+        for g in found:
+            who = f"  by {g['by']} at {g['at']}" if g["by"] else ""
+            words = g.get("note") or g.get("reason")
+            click.echo(f"{g['task']:<20} {g['theme']:<28} {g['status']:<9}{who}"
+                       f"{'  (' + words + ')' if words else ''}")
+    if errors:
+        raise SystemExit(EXIT_ERROR)
 
 
 def _decide(decision: str, slug: str, theme: str, words: str | None, project: str, as_json: bool) -> None:
@@ -977,7 +981,7 @@ def permissions(tools: tuple[str, ...], check: bool, dry_run: bool, project: str
 
 
 @cli.command()
-@click.option("--fix", is_flag=True, help="Regenerate files (with backups) and reinstall hooks, then check again.")
+@click.option("--fix", is_flag=True, help="Regenerate files (with backups), reinstall hooks, set a broken event log aside, then check again.")
 @project_option
 @json_option
 def doctor(fix: bool, project: str, as_json: bool) -> None:

@@ -14,16 +14,22 @@ from __future__ import annotations
 import os
 from collections.abc import Mapping
 
-from handrail.errors import HandrailError
+from handrail.errors import HandrailError, PolicyError
 from handrail.fsio import atomic_write, dump_json, read_json_object, utc_now
 from handrail.policy import agents
 from handrail.policy import contract as contracts
 from handrail.policy import tasks as taskmod
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
+
 GATES_DIR = "gates"
 THEMES = tuple(contracts.GATE_THEMES)
 ALWAYS = ("publish",)
 APPROVED, REJECTED, PENDING = "approved", "rejected", "pending"
+DECISIONS = (APPROVED, REJECTED, PENDING)
+TEXT_KEYS = ("task", "theme", "by", "at", "note", "reason", "request")  # each a string or null
 
 
 def gates_dir(task_dir: str) -> str:
@@ -34,12 +40,43 @@ def gate_file(task_dir: str, theme: str) -> str:
     return os.path.join(gates_dir(task_dir), f"{theme}.json")
 
 
-def read(task_dir: str, theme: str) -> dict | None:
-    """The decision file of one gate, or None when no one has decided."""
+def read(task_dir: str, theme: str) -> dict[str, Any] | None:
+    """The decision file of one gate, or None when no one has decided.
+
+    A file that is not what `decide()` and `request()` write raises PolicyError naming
+    the file and the key: a gate is a human's decision, and a guess at one is none.
+    """
     path = gate_file(task_dir, theme)
-    if not os.path.exists(path):
+    if not os.path.lexists(path):
         return None
-    return read_json_object(path)
+    return check_file(read_json_object(path), path)
+
+
+def check_file(data: dict[str, Any], path: str) -> dict[str, Any]:
+    """`data` when it is a gate file's content; else PolicyError naming `path` and the key."""
+    decision = data.get("decision")
+    if decision not in DECISIONS:
+        found = "nothing" if "decision" not in data else _kind(decision)
+        raise PolicyError(f"{path}: decision: expected one of {', '.join(DECISIONS)}, found {found}")
+    for key in TEXT_KEYS:
+        if data.get(key) is not None and not isinstance(data[key], str):
+            raise PolicyError(f"{path}: {key}: expected text, found {_kind(data[key])}")
+    if not isinstance(data.get("history", []), list):
+        raise PolicyError(f"{path}: history: expected a list of decisions, found {_kind(data['history'])}")
+    return data
+
+
+def _kind(value: object) -> str:
+    """A JSON value as an error message names it."""
+    if isinstance(value, str):
+        return repr(value)
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, list):
+        return "a list"
+    return "an object" if isinstance(value, dict) else "a number"
 
 
 def approved_themes(task_dir: str) -> frozenset[str]:
@@ -103,7 +140,7 @@ def human_absent(env: Mapping[str, str], stdin_tty: bool, stdout_tty: bool) -> s
     return None
 
 
-def decide(project: str, slug: str, theme: str, decision: str, *, by: str, note: str | None = None) -> tuple[dict, bool]:
+def decide(project: str, slug: str, theme: str, decision: str, *, by: str, note: str | None = None) -> tuple[dict[str, Any], bool]:
     """Record a decision; returns the gate's file content and whether anything changed.
 
     Deciding what is already in force changes nothing. An unknown task, theme, or a
@@ -134,19 +171,34 @@ def _ensure_ignored(task_dir: str) -> None:
         atomic_write(ignore, "# handrail gate decisions: local, never committed\n*\n")
 
 
-def list_gates(project: str, slug: str | None = None) -> list[dict]:
-    """Every gate of every task (or of one), with its state."""
+def list_gates(project: str, slug: str | None = None) -> list[dict[str, Any]]:
+    """Every gate of every task (or of one), with its state; the first malformed gate
+    file raises PolicyError."""
+    out, errors = scan_gates(project, slug)
+    if errors:
+        raise PolicyError(errors[0])
+    return out
+
+
+def scan_gates(project: str, slug: str | None = None) -> tuple[list[dict[str, Any]], list[str]]:
+    """Every gate whose file can be read, with its state; and one line for each that
+    cannot (file and key), so one malformed file hides no other gate."""
     found = [taskmod.load_task(project, slug)] if slug else taskmod.load_all(project)
-    out = []
+    out: list[dict[str, Any]] = []
+    errors: list[str] = []
     for task in found:
         for theme, paths in task_gates(task).items():
-            data = read(task.dir, theme) or {}
+            try:
+                data = read(task.dir, theme) or {}
+            except HandrailError as e:
+                errors.append(str(e))
+                continue
             out.append({
                 "task": task.slug, "theme": theme, "status": data.get("decision", PENDING),
                 "by": data.get("by"), "at": data.get("at"), "note": data.get("note"),
                 "reason": data.get("reason"), "paths": list(paths), "phase": task.phase,
             })
-    return out
+    return out, errors
 
 
 # ----------------------------------------------------------------------------- requests (the loop runner)
@@ -167,7 +219,7 @@ def requested_themes(task_dir: str) -> list[str]:
     return [n[:-5] for n in names if n.endswith(".json") and n[:-5] in THEMES]
 
 
-def request(task_dir: str, slug: str, theme: str, request_id: str, *, paths: list[str], why: str) -> dict:
+def request(task_dir: str, slug: str, theme: str, request_id: str, *, paths: list[str], why: str) -> dict[str, Any]:
     """Put `theme` back to pending for request `request_id`, keeping its history."""
     current = read(task_dir, theme)
     entry: dict[str, object] = {"decision": PENDING, "by": REQUESTED_BY, "at": utc_now(), "request": request_id,
@@ -188,8 +240,7 @@ def request_status(task_dir: str, theme: str, request_id: str) -> str:
         return "missing"
     history = data.get("history")
     if not isinstance(history, list):
-        raise HandrailError(f"{gate_file(task_dir, theme)}: history: expected a list of decisions",
-                            reason="invalid_gate")
+        raise PolicyError(f"{gate_file(task_dir, theme)}: history: expected a list of decisions, found nothing")
     marks = [i for i, h in enumerate(history) if isinstance(h, dict) and h.get("request") == request_id]
     if not marks:
         return "missing"

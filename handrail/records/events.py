@@ -2,7 +2,9 @@
 
 `record()` is the one function every decision goes through. It is best effort: a
 broken or locked database never changes a hook's answer, and says so in one line
-on stderr.
+on stderr. A locked log is waited for at most `WRITE_WAIT_MS`: a hook runs before
+every tool call, and an event is worth less than the agent's time. `handrail doctor`
+proves the log works (see `records/logcheck.py`).
 """
 
 from __future__ import annotations
@@ -10,14 +12,23 @@ from __future__ import annotations
 import json
 import os
 import sys
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 
 from handrail.errors import HandrailError
 from handrail.fsio import utc_now
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
+
 RUNTIME_DIR = os.path.join(".handrail", "runtime")
 DB_NAME = "events.sqlite"
-BUSY_TIMEOUT_MS = 10_000
+# Concurrent hooks hold the write lock for well under a millisecond each, so 100 ms
+# rides out real contention; longer only means a stuck lock costs every decision.
+WRITE_WAIT_MS = 100
+READ_WAIT_MS = 2_000  # `handrail events` is a person waiting, and WAL readers rarely wait
+# `handrail doctor` writes one event of this type to prove the log works; reading skips it.
+PROBE_TYPE = "doctor_probe"
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS agent_events (
@@ -57,8 +68,7 @@ def connect(project: str):  # type: ignore[no-untyped-def]
     fresh = not os.path.exists(path)
     if fresh:
         ensure_runtime_dir(project)
-    conn = sqlite3.connect(path, timeout=BUSY_TIMEOUT_MS / 1000, isolation_level=None)
-    conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
+    conn = sqlite3.connect(path, timeout=WRITE_WAIT_MS / 1000, isolation_level=None)
     # With WAL, NORMAL still never corrupts; it only skips an fsync per event, which
     # matters when many hooks record at once.
     conn.execute("PRAGMA synchronous = NORMAL")
@@ -76,9 +86,9 @@ def _has_table(conn) -> bool:  # type: ignore[no-untyped-def]
 
 
 def record(project: str, event_type: str, *, agent: str | None = None, task: str | None = None,
-           topic: str | None = None, message: str = "", payload: dict | None = None) -> dict | None:
+           topic: str | None = None, message: str = "", payload: dict[str, Any] | None = None) -> dict[str, Any] | None:
     """Append one event; returns it as recorded, or None when recording failed."""
-    event = {
+    event: dict[str, Any] = {
         "created_at": stamp(),
         "event_type": event_type,
         "agent": _utf8(agent if agent is not None else os.environ.get("HANDRAIL_AGENT")),
@@ -88,22 +98,10 @@ def record(project: str, event_type: str, *, agent: str | None = None, task: str
         "payload_json": _utf8(json.dumps(payload or {}, ensure_ascii=False, sort_keys=True), in_json=True),
     }
     try:
-        if not os.path.isdir(project):
-            # Never create a project folder just to hold its log.
-            raise FileNotFoundError(f"project folder {project} not found")
-        conn = connect(project)
-        try:
-            cur = conn.execute(
-                "INSERT INTO agent_events (created_at, event_type, agent, task, topic, message, payload_json)"
-                " VALUES (:created_at, :event_type, :agent, :task, :topic, :message, :payload_json)",
-                event,
-            )
-            event["id"] = cur.lastrowid
-        finally:
-            conn.close()
+        event["id"] = insert(project, event)
     except Exception as e:  # noqa: BLE001 - recording must never change a decision
-        why = " ".join(str(e).split()) or type(e).__name__
-        print(f"handrail: warning: could not record {event_type} in {db_path(project)}: {why}", file=sys.stderr)
+        print(f"handrail: warning: could not record {event_type} in {db_path(project)}: {explain(e)}; "
+              "the answer stands", file=sys.stderr)
         return None
     return event
 
@@ -123,6 +121,38 @@ def _utf8(text: str | None, *, in_json: bool = False) -> str | None:
     return text
 
 
+def insert(project: str, event: Mapping[str, object]) -> int:
+    """Write one event (the columns `record()` fills); its id. Raises what went wrong."""
+    if not os.path.isdir(project):
+        # Never create a project folder just to hold its log.
+        raise FileNotFoundError(f"project folder {project} not found")
+    conn = connect(project)
+    try:
+        cur = conn.execute(
+            "INSERT INTO agent_events (created_at, event_type, agent, task, topic, message, payload_json)"
+            " VALUES (:created_at, :event_type, :agent, :task, :topic, :message, :payload_json)",
+            event,
+        )
+        return int(cur.lastrowid or 0)
+    finally:
+        conn.close()
+
+
+def is_locked(e: BaseException) -> bool:
+    """SQLite's busy answers: another connection holds the lock past our wait."""
+    import sqlite3
+
+    text = str(e)
+    return isinstance(e, sqlite3.OperationalError) and ("locked" in text or "busy" in text)
+
+
+def explain(e: BaseException) -> str:
+    """One line for a failed write."""
+    if is_locked(e):
+        return f"another process holds it locked (gave up after {WRITE_WAIT_MS} ms)"
+    return " ".join(str(e).split()) or type(e).__name__
+
+
 def stamp() -> str:
     if not os.environ.get("HANDRAIL_NOW"):
         return utc_now()
@@ -139,7 +169,7 @@ def stamp() -> str:
 COLUMNS = ("id", "created_at", "event_type", "agent", "task", "topic", "message", "payload_json")
 
 
-def public(event: dict) -> dict:
+def public(event: Mapping[str, Any]) -> dict[str, Any]:
     """An event as `--json` shows it: stable keys, the payload as an object."""
     try:
         payload = json.loads(event.get("payload_json") or "{}")
@@ -160,7 +190,7 @@ def public(event: dict) -> dict:
 class Filters:
     """What `handrail events` narrows to; every part is optional."""
 
-    __slots__ = ("since", "types", "agent", "task")
+    __slots__ = ("agent", "since", "task", "types")
 
     def __init__(self, *, since: str | None = None, types: Sequence[str] = (), agent: str | None = None,
                  task: str | None = None) -> None:
@@ -204,7 +234,7 @@ def parse_since(text: str) -> str:
     return clock.iso(clock.parse_iso(text))
 
 
-def _read_conn(project: str):  # type: ignore[no-untyped-def]
+def read_conn(project: str):  # type: ignore[no-untyped-def]
     """A connection for reading, or None when nothing was ever recorded. Never creates."""
     import sqlite3
 
@@ -212,19 +242,20 @@ def _read_conn(project: str):  # type: ignore[no-untyped-def]
     if not os.path.exists(path):
         return None
     try:
-        conn = sqlite3.connect(path, timeout=BUSY_TIMEOUT_MS / 1000, isolation_level=None)
-        conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
+        conn = sqlite3.connect(path, timeout=READ_WAIT_MS / 1000, isolation_level=None)
     except sqlite3.Error as e:
         raise HandrailError(f"{path}: cannot open the event log: {e}") from None
     return conn
 
 
 def _select(conn, filters: Filters, *, after_id: int | None = None,  # type: ignore[no-untyped-def]
-            until_id: int | None = None, limit: int | None = None, path: str = "") -> list[dict]:
+            until_id: int | None = None, limit: int | None = None, path: str = "") -> list[dict[str, Any]]:
     """Matching rows as public events, oldest first (with `limit`: the newest N)."""
     import sqlite3
 
     clauses, args = filters.where()
+    clauses.append("event_type != ?")
+    args.append(PROBE_TYPE)
     if after_id is not None:
         clauses.append("id > ?")
         args.append(after_id)
@@ -252,9 +283,9 @@ def _select(conn, filters: Filters, *, after_id: int | None = None,  # type: ign
     return [public(dict(zip(COLUMNS, row))) for row in rows]
 
 
-def query(project: str, filters: Filters | None = None, *, limit: int | None = None) -> list[dict]:
+def query(project: str, filters: Filters | None = None, *, limit: int | None = None) -> list[dict[str, Any]]:
     """Matching events, oldest first; with `limit`, only the newest `limit` of them."""
-    conn = _read_conn(project)
+    conn = read_conn(project)
     if conn is None:
         return []
     try:
@@ -277,7 +308,7 @@ def _max_id(conn, path: str) -> int:  # type: ignore[no-untyped-def]
 
 
 def follow(project: str, filters: Filters | None = None, *, backlog: int = 10,
-           interval: float = 0.5) -> Iterator[dict]:
+           interval: float = 0.5) -> Iterator[dict[str, Any]]:
     """The newest `backlog` matching events, then every new one as it is recorded.
 
     Polls by id, so nothing is shown twice or skipped; runs until the caller stops
@@ -289,7 +320,7 @@ def follow(project: str, filters: Filters | None = None, *, backlog: int = 10,
     path = db_path(project)
     last: int | None = None
     while True:
-        conn = _read_conn(project)
+        conn = read_conn(project)
         if conn is None:
             last = 0 if last is None else last
             time.sleep(interval)

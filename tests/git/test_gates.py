@@ -97,3 +97,54 @@ def test_gate_list_text(project: Project, handrail) -> None:  # type: ignore[no-
     r = handrail("gate", "list", "--task", "login", cwd=project.path)
     assert r.returncode == 0
     assert "auth_permission_change" in r.stdout and "pending" in r.stdout
+
+
+MALFORMED = {
+    "decision is a list": ('{"decision": ["approved"], "by": "ana"}',
+                           "decision: expected one of approved, rejected, pending, found a list"),
+    "no decision": ('{"by": "ana", "at": "2026-01-01T00:00:00Z"}',
+                    "decision: expected one of approved, rejected, pending, found nothing"),
+    "unknown decision": ('{"decision": "maybe"}', "decision: expected one of approved, rejected, pending, found 'maybe'"),
+    "by is a number": ('{"decision": "approved", "by": 7}', "by: expected text, found a number"),
+    "history is an object": ('{"decision": "rejected", "reason": "no", "history": {}}',
+                             "history: expected a list of decisions, found an object"),
+    "not JSON": ('{"decision": ', "invalid JSON at line 1"),
+    "not an object": ('["approved"]', "expected a JSON object at the top level, found list"),
+}
+
+
+@pytest.mark.parametrize("shape", MALFORMED)
+def test_a_malformed_gate_file_is_named_and_every_other_gate_listed(project: Project, handrail,  # type: ignore[no-untyped-def]
+                                                                   shape: str) -> None:
+    content, words = MALFORMED[shape]
+    project.task("login", contract=GATED)
+    project.task("billing")
+    path = gate_file(project, "login", "auth_permission_change")
+    path.parent.mkdir(parents=True)
+    path.write_text(content)
+    shown = ".handrail/tasks/login/gates/auth_permission_change.json"
+
+    r = handrail("gate", "list", cwd=project.path)
+    assert r.returncode == 2
+    (line,) = r.stderr.splitlines()
+    assert line.startswith("handrail: error: ") and shown in line and words in line, line
+    listed = [row.split()[:3] for row in r.stdout.splitlines()]
+    assert listed == [["billing", "publish", "pending"], ["login", "publish", "pending"]]
+
+    r = handrail("gate", "list", "--json", cwd=project.path)
+    assert r.returncode == 2 and len(r.stderr.splitlines()) == 1
+    answer = json.loads(r.stdout.splitlines()[-1])
+    assert [(g["task"], g["theme"]) for g in answer["gates"]] == [("billing", "publish"), ("login", "publish")]
+    (error,) = answer["errors"]
+    assert shown in error and words in error
+
+    # A person deciding that gate is told the same, and the file stays as it was.
+    code, out = in_terminal(project, "gate", "approve", "login", "auth_permission_change")
+    assert code == 2 and shown in out and words in out and "Traceback" not in out
+    assert path.read_text() == content
+    r = handrail("doctor", "--json", cwd=project.path)
+    assert r.returncode == 1 and "Traceback" not in r.stderr
+    report = json.loads(r.stdout.splitlines()[-1])
+    assert any(f["check"] == "policy" and shown in f["finding"] and words in f["finding"]
+               for f in report["findings"]), report["findings"]
+    assert report["checks"]["advice"] != "error"
