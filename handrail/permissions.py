@@ -18,9 +18,10 @@ before and `writing` every rule this run is about to write; only once every file
 written does the record become `files` alone. A run killed in between leaves the
 intent, so the next one counts both sets as handrail's and removes whichever the
 protocol no longer has, and `--check` and `doctor` report the intent as out of sync.
-(Markers inside the shared files themselves are not an option: OpenCode refuses a
-config with keys it does not know, and the others validate theirs too.) Runs that
-write take a lock (handrail/setuplock.py), so two never interleave.
+(No marker goes into the shared files themselves: a key of handrail's own in another
+tool's settings is one that tool's schema does not promise to keep accepting, and the
+intent already names every rule a run may have written.) Runs that write take a lock
+(handrail/setuplock.py), so two never interleave.
 """
 
 from __future__ import annotations
@@ -143,9 +144,9 @@ def same_json(a: object, b: object) -> bool:
 
 
 class Record(NamedTuple):
-    files: Owned       # what handrail wrote
-    writing: Owned     # what a run that did not finish was writing
-    since: str | None                      # when that run started
+    files: Owned        # what handrail wrote
+    writing: Owned      # what a run that did not finish was writing
+    since: str | None   # when that run started
 
 
 def read_record(project: str) -> Record:
@@ -330,7 +331,7 @@ def _run(project: str, tools: list[str] | None, protocol: str | None, mode: str)
     chosen, notes = select(proto, tools)
     p = plan(project, proto, chosen)
     if p.interrupted is not None:
-        notes.append(interrupted_note(p.interrupted, mode))
+        notes.append(interrupted_note(p.interrupted, mode, project))
     written: list[Change] = []
     backup = None
     if mode == "write":
@@ -349,7 +350,12 @@ def _run(project: str, tools: list[str] | None, protocol: str | None, mode: str)
             "interrupted": p.interrupted, "notes": notes + proto.warnings}
 
 
-def interrupted_note(since: str, mode: str) -> str:
+def interrupted_note(since: str, mode: str, project: str) -> str:
+    if mode != "write":
+        from handrail import setuplock
+
+        if setuplock.busy(project):
+            return f"a `handrail permissions` run started {since} is writing the files now; check again once it is done"
     said = f"a `handrail permissions` run started {since} did not finish ({RECORD} still holds its intent)"
     if mode == "write":
         return f"{said}; this run removed every rule it may have left that the protocol no longer has"

@@ -70,6 +70,21 @@ def held(project: str, what: str) -> Iterator[None]:
         os.close(fd)  # closing releases the lock
 
 
+def busy(project: str) -> bool:
+    """Whether a run holds the lock now (read only: creates nothing)."""
+    try:
+        fd = os.open(os.path.join(project, LOCK_FILE), os.O_RDONLY)
+    except OSError:
+        return False
+    try:
+        fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
+        return False
+    except BlockingIOError:
+        return True
+    finally:
+        os.close(fd)
+
+
 def _acquire(fd: int, shown: str, what: str) -> None:
     wait = wait_seconds()
     deadline = time.monotonic() + wait

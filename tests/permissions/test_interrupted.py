@@ -181,6 +181,10 @@ def test_a_record_left_by_an_unfinished_run_is_named_in_the_text_answer(tmp_path
     put_protocol(project, with_added())
     assert killed_at(3, handrail, project, "permissions").returncode == -signal.SIGKILL
     assert unfinished(project)
+    with open(project / ".handrail" / "runtime" / "permissions.lock") as held:
+        fcntl.flock(held, fcntl.LOCK_EX)   # as if that run were still going
+        r = handrail("permissions", "--check", cwd=project)
+        assert r.returncode == 1 and "is writing the files now" in r.stdout
     r = handrail("permissions", "--check", cwd=project)
     assert r.returncode == 1
     assert "did not finish" in r.stdout and "run `handrail permissions` to repair them" in r.stdout
@@ -271,3 +275,17 @@ def test_a_bad_lock_wait_is_named(tmp_path: Path, handrail: Run) -> None:
     put_protocol(project, small())
     r = handrail("permissions", cwd=project, env={"HANDRAIL_LOCK_WAIT": "soon"})
     assert r.returncode == 2 and "HANDRAIL_LOCK_WAIT=soon: expected a number of seconds" in r.stderr
+
+
+def test_doctor_fix_repairs_what_an_unfinished_run_left(tmp_path: Path, handrail: Run) -> None:
+    project = user_project(tmp_path / "repo")
+    put_protocol(project, small())
+    assert handrail("permissions", cwd=project).returncode == 0
+    put_protocol(project, with_added())
+    assert killed_at(3, handrail, project, "permissions").returncode == -signal.SIGKILL
+    put_protocol(project, without_both())
+    r = handrail("doctor", "--fix", "--json", cwd=project)
+    report = json.loads(r.stdout.splitlines()[-1])
+    assert any(line.startswith("regenerated") for line in report["fixed"]), report["fixed"]
+    assert report["checks"]["files"] == "ok"
+    assert_no_rule_survives(project)
