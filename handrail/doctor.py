@@ -84,9 +84,7 @@ def check_files(project: str) -> list[Finding]:
     out = []
     for c in plan.pending:
         if c.path == permissions.RECORD:
-            out.append(Finding("files", WARNING, f"{c.path}: the record of which rules are handrail's is "
-                               f"{'missing' if c.old is None else 'out of date'}",
-                               "run `handrail permissions` (or `handrail doctor --fix`)", FIX_FILES))
+            out.append(record_finding(c.path, c.old is None, plan.interrupted))
         elif c.old is None:
             out.append(Finding("files", ERROR, f"{c.path} ({c.tool}): missing",
                                "run `handrail permissions` (or `handrail doctor --fix`)", FIX_FILES))
@@ -97,6 +95,19 @@ def check_files(project: str) -> list[Finding]:
                                "`handrail permissions --dry-run` shows the difference; `handrail permissions` "
                                "(or `handrail doctor --fix`) regenerates it, with a backup", FIX_FILES))
     return out
+
+
+def record_finding(path: str, missing: bool, interrupted: str | None) -> Finding:
+    """The record of which rules are handrail's, when it differs: missing or out of date
+    is advice; an unfinished run's intent is an error, as the files it was writing may
+    hold rules the protocol no longer has and look in sync all the same."""
+    if interrupted is not None:
+        return Finding("files", ERROR, f"{path}: a `handrail permissions` run started {interrupted} did not finish "
+                       "(or is still running): the permission files may hold rules the protocol no longer has",
+                       "run `handrail permissions` (or `handrail doctor --fix`): it removes them", FIX_FILES)
+    return Finding("files", WARNING, f"{path}: the record of which rules are handrail's is "
+                   f"{'missing' if missing else 'out of date'}",
+                   "run `handrail permissions` (or `handrail doctor --fix`)", FIX_FILES)
 
 
 # --------------------------------------------------------------------------- git hooks

@@ -258,10 +258,19 @@ def _insert_local_repo(text: str, hooks: list[dict]) -> str:
 
 
 def init(project: str, *, tools: list[str] | None = None, pre_commit: bool = False, force: bool = False) -> dict:
-    """Set the repository around `project` up; the `--json` answer."""
-    from handrail import permissions
+    """Set the repository around `project` up; the `--json` answer. The lock that
+    `handrail permissions` takes is held throughout, so that a second init or
+    permissions run waits rather than interleaves its writes with these."""
+    from handrail import setuplock
 
     root, hooks = repository_root(project)
+    with setuplock.held(root, "handrail init"):
+        return _init(root, hooks, tools, pre_commit, force)
+
+
+def _init(root: str, hooks: str, tools: list[str] | None, pre_commit: bool, force: bool) -> dict:
+    from handrail import permissions
+
     steps = [lay_protocol(root, tools, force), ignore_local_state(root)]
     steps += framework_hooks(root, hooks) if pre_commit else plain_hooks(root, hooks, force)
     result = permissions.run(root, tools=tools)

@@ -153,7 +153,7 @@ def _merge_list(old: object, slot: ListSlot, previous: list | None, assume_ours:
         old = []
     if not isinstance(old, list):
         raise ShapeError(f"{where}: {'.'.join(slot.path)}: expected a list, found {_kind(old)}")
-    mine = _unique(slot.items)
+    mine = unique(slot.items)
     if previous is None:
         previous = [x for x in old if x in mine] if assume_ours else []
     user = [x for x in old if x not in previous and not (slot.ours is not None and slot.ours(x))]
@@ -200,7 +200,7 @@ def _strictness(value: object) -> int:
     return STRICTNESS.get(value, -1) if isinstance(value, str) else -1
 
 
-def _unique(items: list[Any]) -> list[Any]:
+def unique(items: list[Any]) -> list[Any]:
     """The items without repeats, first one kept (items may be objects, so no set)."""
     import json
 

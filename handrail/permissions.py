@@ -10,6 +10,18 @@ Drift is judged by content: a JSON file is in sync when its parsed content, key 
 included (OpenCode's rules are ordered), equals what would be generated; a whole file
 when its bytes (and, for a script, its executable bit) do. Modification times never
 count. A file in sync is never rewritten, so the user's formatting survives.
+
+Which rules in a shared file are handrail's is kept in `.handrail/generated.json`, and
+that record changes together with the files: before the first shared file is written,
+the record is rewritten as an *intent*, `files` holding every rule handrail owned
+before and `writing` every rule this run is about to write; only once every file is
+written does the record become `files` alone. A run killed in between leaves the
+intent, so the next one counts both sets as handrail's and removes whichever the
+protocol no longer has, and `--check` and `doctor` report the intent as out of sync.
+(No marker goes into the shared files themselves: a key of handrail's own in another
+tool's settings is one that tool's schema does not promise to keep accepting, and the
+intent already names every rule a run may have written.) Runs that write take a lock
+(handrail/setuplock.py), so two never interleave.
 """
 
 from __future__ import annotations
@@ -19,11 +31,11 @@ import json
 import os
 import time
 from types import ModuleType
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 from handrail.errors import HandrailError
-from handrail.fsio import atomic_write, dump_json
-from handrail.native import JsonFile, ShapeError, TextFile, merge
+from handrail.fsio import atomic_write, dump_json, utc_now
+from handrail.native import JsonFile, ShapeError, TextFile, merge, unique
 from handrail.policy import protocol as protocols
 from handrail.policy.protocol import Protocol
 
@@ -31,6 +43,7 @@ HARNESSES = ("claude", "codex", "opencode", "gemini", "cursor", "copilot", "clin
 RECORD = ".handrail/generated.json"
 BACKUPS = os.path.join(".handrail", "backups")
 CREATE, UPDATE, NONE = "create", "update", "none"
+Owned = dict[str, dict[str, list[Any]]]  # path -> slot -> the items handrail wrote there
 
 
 class Change(NamedTuple):
@@ -40,6 +53,7 @@ class Change(NamedTuple):
     new: str
     executable: bool
     action: str            # create, update or none
+    shared: bool = False   # a JSON file shared with the user, where the record says what is handrail's
 
     @property
     def needs_chmod(self) -> bool:
@@ -49,6 +63,9 @@ class Change(NamedTuple):
 class Plan(NamedTuple):
     project: str
     changes: list[Change]
+    record: str = ""       # the record once every change is written
+    intent: str = ""       # the record while they are being written
+    interrupted: str | None = None  # when the unfinished run that left an intent started
 
     @property
     def pending(self) -> list[Change]:
@@ -113,7 +130,7 @@ def _parse(rel: str, data: bytes) -> object:
                         "`handrail permissions` again", reason="invalid_json")
 
 
-def _object(rel: str, data: bytes) -> dict:
+def _object(rel: str, data: bytes) -> dict[str, Any]:
     value = _parse(rel, data)
     if not isinstance(value, dict):
         raise HandrailError(f"{rel}: expected a JSON object at the top level; handrail left it untouched",
@@ -126,21 +143,61 @@ def same_json(a: object, b: object) -> bool:
     return json.dumps(a, ensure_ascii=False) == json.dumps(b, ensure_ascii=False)
 
 
-def read_record(project: str) -> dict[str, dict[str, list]]:
+class Record(NamedTuple):
+    files: Owned        # what handrail wrote
+    writing: Owned      # what a run that did not finish was writing
+    since: str | None   # when that run started
+
+
+def read_record(project: str) -> Record:
     data = _read(os.path.join(project, RECORD))
     if data is None:
-        return {}
-    files = _object(RECORD, data).get("files", {})
-    if not isinstance(files, dict) or not all(isinstance(v, dict) for v in files.values()):
-        raise HandrailError(f"{RECORD}: files: expected an object of objects; handrail left it untouched",
+        return Record({}, {}, None)
+    top = _object(RECORD, data)
+    files = _owned(top.get("files", {}), "files")
+    writing = top.get("writing")
+    if writing is None:
+        return Record(files, {}, None)
+    if not isinstance(writing, dict):
+        raise HandrailError(f"{RECORD}: writing: expected an object; handrail left it untouched",
+                            reason="invalid_json")
+    since = writing.get("since")
+    return Record(files, _owned(writing.get("files", {}), "writing.files"), since if isinstance(since, str) else "?")
+
+
+def _owned(files: object, key: str) -> Owned:
+    if not isinstance(files, dict) or not all(isinstance(v, dict) and all(isinstance(x, list) for x in v.values())
+                                              for v in files.values()):
+        raise HandrailError(f"{RECORD}: {key}: expected an object of objects of lists; handrail left it untouched",
                             reason="invalid_json")
     return files
 
 
+def owned_by_handrail(record: Record) -> Owned:
+    """Every rule that may be handrail's: what it wrote, and what an unfinished run may have."""
+    out = {path: dict(slots) for path, slots in record.files.items()}
+    for path, slots in record.writing.items():
+        mine = out.setdefault(path, {})
+        for key, items in slots.items():
+            mine[key] = unique(mine.get(key, []) + items)
+    return out
+
+
+def record_text(files: Owned, writing: Owned | None = None) -> str:
+    data: dict[str, object] = {"comment": "What `handrail permissions` wrote into files it shares with you, so "
+                                          "that regenerating replaces it. Generated: do not edit.",
+                               "files": dict(sorted(files.items()))}
+    if writing is not None:
+        data["writing"] = {"since": utc_now(), "pid": os.getpid(), "files": dict(sorted(writing.items()))}
+    return dump_json(data)
+
+
 def plan(project: str, proto: Protocol, tools: list[str]) -> Plan:
     """What `handrail permissions` would write for `tools`; reads only."""
-    record = read_record(project)
+    found = read_record(project)
+    record = owned_by_handrail(found)
     new_record = dict(record)
+    writing: Owned = {}
     changes: list[Change] = []
     for tool in tools:
         module = harness(tool)
@@ -154,21 +211,19 @@ def plan(project: str, proto: Protocol, tools: list[str]) -> Plan:
                     merged, owned = merge(current, spec, record.get(spec.path))
                 except ShapeError as e:
                     raise HandrailError(f"{e}; handrail left it untouched", reason="invalid_json") from None
-                new_record[spec.path] = owned
+                new_record[spec.path] = writing[spec.path] = owned
                 if old is not None and same_json(current, merged):
-                    changes.append(Change(spec.path, tool, old, old.decode("utf-8"), False, NONE))
+                    changes.append(Change(spec.path, tool, old, old.decode("utf-8"), False, NONE, True))
                 else:
                     changes.append(Change(spec.path, tool, old, dump_json(merged), False,
-                                          CREATE if old is None else UPDATE))
+                                          CREATE if old is None else UPDATE, True))
             else:
                 changes.append(_text_change(spec, tool, full, old))
-    text = dump_json({"comment": "What `handrail permissions` wrote into files it shares with you, so that "
-                                 "regenerating replaces it. Generated: do not edit.",
-                      "files": dict(sorted(new_record.items()))})
+    text = record_text(new_record)
     old_record = _read(os.path.join(project, RECORD))
     if old_record is None or not same_json(_parse(RECORD, old_record), json.loads(text)):
         changes.append(Change(RECORD, "handrail", old_record, text, False, CREATE if old_record is None else UPDATE))
-    return Plan(project, changes)
+    return Plan(project, changes, text, record_text(record, writing), found.since)
 
 
 def _text_change(spec: TextFile, tool: str, full: str, old: bytes | None) -> Change:
@@ -203,22 +258,41 @@ def claim_backup_dir(project: str) -> str:
 
 
 def apply(plan: Plan) -> tuple[list[Change], str | None]:
-    """Write every pending change; (what was written, the backup folder if one was used)."""
+    """Write every pending change; (what was written, the backup folder if one was used).
+
+    The intent goes first, so that no shared file ever holds a rule the record does
+    not name, and the record proper last."""
     stamp: str | None = None
+
+    def backup_dir(path: str, old: bytes | None) -> str | None:
+        nonlocal stamp
+        if old is None:
+            return None
+        if stamp is None:
+            stamp = claim_backup_dir(plan.project)
+        return os.path.join(stamp, "permissions", os.path.dirname(path))
+
+    record = os.path.join(plan.project, RECORD)
+    old_record = _read(record)
+    intent = any(c.shared for c in plan.pending)
+    if intent:
+        atomic_write(record, plan.intent, backup_dir=backup_dir(RECORD, old_record))
     written = []
     for c in plan.pending:
+        if c.path == RECORD:
+            continue
         full = os.path.join(plan.project, c.path)
         if c.needs_chmod:
             os.chmod(full, 0o755)
-            written.append(c)
-            continue
-        backup_dir = None
-        if c.old is not None:
-            if stamp is None:
-                stamp = claim_backup_dir(plan.project)
-            backup_dir = os.path.join(stamp, "permissions", os.path.dirname(c.path))
-        atomic_write(full, c.new, backup_dir=backup_dir, mode=0o755 if c.executable else None)
+        else:
+            atomic_write(full, c.new, backup_dir=backup_dir(c.path, c.old), mode=0o755 if c.executable else None)
         written.append(c)
+    record_change = next((c for c in plan.pending if c.path == RECORD), None)
+    if intent or record_change is not None:
+        # With an intent, the record it replaced is backed up already; the intent itself is not worth keeping.
+        atomic_write(record, plan.record, backup_dir=None if intent else backup_dir(RECORD, old_record))
+    if record_change is not None:
+        written.append(record_change)
     return written, stamp
 
 
@@ -238,12 +312,26 @@ def diff(c: Change) -> str:
 
 
 def run(project: str, *, tools: list[str] | None = None, protocol: str | None = None,
-        mode: str = "write") -> dict:
+        mode: str = "write") -> dict[str, Any]:
     """`mode`: write, check (write nothing; `ok` is false when a file differs) or dry-run
-    (write nothing; each change carries its diff). The `--json` answer."""
+    (write nothing; each change carries its diff). The `--json` answer.
+
+    A write reads the protocol and the files only once it holds the lock, so that
+    the last of several runs writes from the protocol as it is then."""
+    if mode != "write":
+        return _run(project, tools, protocol, mode)
+    from handrail import setuplock
+
+    with setuplock.held(project, "handrail permissions"):
+        return _run(project, tools, protocol, mode)
+
+
+def _run(project: str, tools: list[str] | None, protocol: str | None, mode: str) -> dict[str, Any]:
     proto = protocols.load(project, protocol)
     chosen, notes = select(proto, tools)
     p = plan(project, proto, chosen)
+    if p.interrupted is not None:
+        notes.append(interrupted_note(p.interrupted, mode, project))
     written: list[Change] = []
     backup = None
     if mode == "write":
@@ -259,4 +347,16 @@ def run(project: str, *, tools: list[str] | None = None, protocol: str | None = 
         files.append(entry)
     return {"ok": mode != "check" or not p.pending, "mode": mode, "protocol": proto.source, "tools": chosen,
             "files": files, "backup_dir": None if backup is None else os.path.relpath(backup, project),
-            "notes": notes + proto.warnings}
+            "interrupted": p.interrupted, "notes": notes + proto.warnings}
+
+
+def interrupted_note(since: str, mode: str, project: str) -> str:
+    if mode != "write":
+        from handrail import setuplock
+
+        if setuplock.busy(project):
+            return f"a `handrail permissions` run started {since} is writing the files now; check again once it is done"
+    said = f"a `handrail permissions` run started {since} did not finish ({RECORD} still holds its intent)"
+    if mode == "write":
+        return f"{said}; this run removed every rule it may have left that the protocol no longer has"
+    return f"{said}: its files may hold rules the protocol no longer has; run `handrail permissions` to repair them"

@@ -27,8 +27,11 @@ def last_json(stdout: str) -> dict:
 
 
 def snapshot(root: Path) -> dict[str, bytes]:
+    """Every file but git's objects and index and the git-ignored runtime folder (where
+    each run leaves its pid in the lock)."""
     return {str(p.relative_to(root)): p.read_bytes() for p in sorted(root.rglob("*"))
-            if p.is_file() and "objects" not in p.parts and p.name not in ("index", "ORIG_HEAD")}
+            if p.is_file() and "objects" not in p.parts and p.name not in ("index", "ORIG_HEAD")
+            and p.relative_to(root).parts[:2] != (".handrail", "runtime")}
 
 
 def doctor(handrail, repo: Path, *args: str, env: dict[str, str] | None = None) -> tuple[int, dict]:  # type: ignore[no-untyped-def]
@@ -68,7 +71,7 @@ def test_init_guards_a_plain_repository_and_says_what_next(repo: Path, handrail)
     assert handrail("policy", "check", cwd=repo).returncode == 0
     assert handrail("permissions", "--check", cwd=repo).returncode == 0
     # what init lays is committed; runtime state and backups are not
-    (repo / ".handrail" / "runtime").mkdir()
+    (repo / ".handrail" / "runtime").mkdir(exist_ok=True)  # the lock init held is there already
     (repo / ".handrail" / "runtime" / "x").write_text("x")
     status = git(repo, "status", "--porcelain", "--untracked-files=all", ".handrail").stdout
     assert ".handrail/autonomy-protocol.json" in status and "runtime" not in status

@@ -30,8 +30,10 @@ def last_json(stdout: str) -> dict:
 
 
 def tree(root: Path) -> dict[str, bytes]:
+    """Every file but git's and the git-ignored runtime folder (where the run's lock lives)."""
     return {str(p.relative_to(root)): p.read_bytes() for p in sorted(root.rglob("*"))
-            if p.is_file() and ".git" not in p.relative_to(root).parts}
+            if p.is_file() and ".git" not in p.relative_to(root).parts
+            and p.relative_to(root).parts[:2] != (".handrail", "runtime")}
 
 
 def test_every_user_rule_survives_and_nothing_is_written_twice(project: Path, handrail) -> None:  # type: ignore[no-untyped-def]

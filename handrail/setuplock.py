@@ -1,0 +1,103 @@
+"""One `handrail permissions` or `handrail init` at a time per project.
+
+Two runs that interleave their writes leave each file from one run and the record of
+what handrail owns from the other, so the next run takes handrail's rules for the
+user's and keeps them. The runs serialise on an advisory lock,
+`.handrail/runtime/permissions.lock` (git-ignored, with the rest of runtime/),
+taken with `flock`: the kernel drops it when its holder dies, so a killed run never
+leaves the project locked. A run waits for the lock a bounded time (`WAIT` seconds,
+or `HANDRAIL_LOCK_WAIT`), then stops with one line naming the holder's pid.
+
+The lock is re-entrant within one process: `init` holds it across its steps and
+calls `permissions.run`, which takes it again.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import os
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+
+from handrail.errors import HandrailError
+
+LOCK_FILE = os.path.join(".handrail", "runtime", "permissions.lock")  # runtime/ ignores itself
+WAIT = 60.0
+WAIT_ENV = "HANDRAIL_LOCK_WAIT"
+_held: dict[str, int] = {}  # lock path -> depth, for this process
+
+
+def wait_seconds() -> float:
+    raw = os.environ.get(WAIT_ENV)
+    if raw is None or not raw.strip():
+        return WAIT
+    try:
+        value = float(raw)
+    except ValueError:
+        raise HandrailError(f"{WAIT_ENV}={raw}: expected a number of seconds", reason="bad_arguments") from None
+    if value < 0:
+        raise HandrailError(f"{WAIT_ENV}={raw}: expected a number of seconds, 0 or more", reason="bad_arguments")
+    return value
+
+
+@contextmanager
+def held(project: str, what: str) -> Iterator[None]:
+    """Hold the project's lock while the block runs; `what` names the command for the
+    message a run that cannot get it prints."""
+    path = os.path.realpath(os.path.join(project, LOCK_FILE))
+    if path in _held:
+        _held[path] += 1
+        try:
+            yield
+        finally:
+            _held[path] -= 1
+        return
+    from handrail.records.events import ensure_runtime_dir
+
+    ensure_runtime_dir(project)
+    fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
+    try:
+        _acquire(fd, os.path.relpath(path, os.path.realpath(project)), what)
+        os.ftruncate(fd, 0)
+        os.pwrite(fd, f"{os.getpid()}\n".encode(), 0)
+        _held[path] = 1
+        try:
+            yield
+        finally:
+            del _held[path]
+    finally:
+        os.close(fd)  # closing releases the lock
+
+
+def busy(project: str) -> bool:
+    """Whether a run holds the lock now (read only: creates nothing)."""
+    try:
+        fd = os.open(os.path.join(project, LOCK_FILE), os.O_RDONLY)
+    except OSError:
+        return False
+    try:
+        fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
+        return False
+    except BlockingIOError:
+        return True
+    finally:
+        os.close(fd)
+
+
+def _acquire(fd: int, shown: str, what: str) -> None:
+    wait = wait_seconds()
+    deadline = time.monotonic() + wait
+    pause = 0.01
+    while True:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            return
+        except BlockingIOError:
+            if time.monotonic() >= deadline:
+                holder = os.pread(fd, 32, 0).decode(errors="replace").strip() or "?"
+                raise HandrailError(f"{shown}: another `handrail permissions` or `handrail init` (pid {holder}) "
+                                    f"still holds it after {wait:g}s; `{what}` wrote nothing: run it again once "
+                                    f"that one has finished", reason="busy") from None
+            time.sleep(pause)
+            pause = min(pause * 2, 0.2)
