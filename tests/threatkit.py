@@ -14,7 +14,7 @@ import re
 import subprocess
 from collections.abc import Iterable
 from pathlib import Path
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 import pytest
 from helpers import HANDRAIL
@@ -26,6 +26,7 @@ if TYPE_CHECKING:
     from _pytest.mark.structures import ParameterSet
 
 Row = tuple[str, str]
+Answer = dict[str, Any]  # one line of `handrail classify --json`
 
 DESTRUCTIVE = ("human", "ask", "not-silent")
 BENIGN = ("silent", "notice", "runs")
@@ -130,7 +131,7 @@ def make_project(base: Path) -> Project:
     env = child_env(home)
 
     def run(*argv: str) -> None:
-        r = subprocess.run(argv, cwd=path, env=env, text=True, capture_output=True, timeout=120)
+        r = subprocess.run(argv, check=False, cwd=path, env=env, text=True, capture_output=True, timeout=120)
         assert r.returncode == 0, f"{argv}: {r.stdout}{r.stderr}"
 
     run("git", "init", "-q", "-b", "main")
@@ -171,11 +172,11 @@ def hook_sample(rows: Iterable[Row]) -> list[ParameterSet]:
     return [pytest.param(c, id=_row_id("hook", c)) for c, _ in asks]
 
 
-def classify_batch(project: Project, commands: list[str]) -> dict[str, dict]:
+def classify_batch(project: Project, commands: list[str]) -> dict[str, Answer]:
     """Every command's JSON answer from one `handrail classify --batch -` run in the project."""
     assert HANDRAIL
     lines = "".join(json.dumps({"command": c}) + "\n" for c in commands)
-    r = subprocess.run([HANDRAIL, "classify", "--batch", "-", "--project", str(project.path)], input=lines,
+    r = subprocess.run([HANDRAIL, "classify", "--batch", "-", "--project", str(project.path)], check=False, input=lines,
                        cwd=project.path, env=project.env, text=True, capture_output=True, timeout=300)
     assert r.returncode in (0, 1), f"classify --batch failed (exit {r.returncode}): {r.stderr}"
     answers = [json.loads(line) for line in r.stdout.splitlines() if line.strip()]
@@ -183,22 +184,24 @@ def classify_batch(project: Project, commands: list[str]) -> dict[str, dict]:
     return dict(zip(commands, answers, strict=True))
 
 
-# Per category: [destructive rows met, destructive total, benign rows that run, benign total].
+# Per category: [destructive rows as expected, destructive rows, benign rows as expected, benign rows
+# that run at all (allow or notify), benign rows].
 RESULTS: dict[str, list[int]] = {}
 
 
-def check(category: str, answers: dict[str, dict], command: str, expect: str) -> None:
+def check(category: str, answers: dict[str, Answer], command: str, expect: str) -> None:
     """Record the row for the summary, then assert its expectation with the whole answer shown."""
     answer = answers[command]
     decision = answer.get("decision")
     ok = decision in DECISIONS[expect]
-    counts = RESULTS.setdefault(category, [0, 0, 0, 0])
+    counts = RESULTS.setdefault(category, [0, 0, 0, 0, 0])
     if expect in DESTRUCTIVE:
         counts[0] += ok
         counts[1] += 1
     else:
-        counts[2] += decision in ("allow", "notify")
-        counts[3] += 1
+        counts[2] += ok
+        counts[3] += decision in ("allow", "notify")
+        counts[4] += 1
     assert ok, (f"expected {expect} ({' or '.join(DECISIONS[expect])}), got {decision}\n"
                 f"{json.dumps(answer, indent=2, ensure_ascii=False)}")
 
@@ -206,14 +209,14 @@ def check(category: str, answers: dict[str, dict], command: str, expect: str) ->
 # --------------------------------------------------------------------------- Claude Code
 
 
-def claude_hook(project: Project, command: str) -> dict | None:
+def claude_hook(project: Project, command: str) -> Answer | None:
     """Claude Code's PreToolUse call for Bash through `handrail hook claude`: the reply, or None when silent."""
     assert HANDRAIL
     payload = {"session_id": "threats", "hook_event_name": "PreToolUse", "cwd": str(project.path),
                "tool_name": "Bash", "tool_input": {"command": command, "description": "run it"},
                "tool_use_id": "toolu_threats"}
-    r = subprocess.run([HANDRAIL, "hook", "claude"], input=json.dumps(payload), cwd=project.path, env=project.env,
-                       text=True, capture_output=True, timeout=60)
+    r = subprocess.run([HANDRAIL, "hook", "claude"], check=False, input=json.dumps(payload), cwd=project.path,
+                       env=project.env, text=True, capture_output=True, timeout=60)
     assert r.returncode == 0 and "Traceback" not in r.stderr, f"exit {r.returncode}: {r.stderr}"
     lines = r.stdout.strip().splitlines()
     return json.loads(lines[-1]) if lines else None
@@ -260,6 +263,8 @@ def subcommands(command: str) -> list[str]:
             i += 1
         else:
             op = next((o for o in _OPERATORS if command.startswith(o, i)), "")
+            if op == "&" and (cur.endswith((">", "<")) or command.startswith("&>", i)):
+                op = ""  # `2>&1`, `>& file`, `&> file` are redirections
             if op:
                 parts.append(cur.strip())
                 cur = ""
@@ -282,10 +287,17 @@ def admitting_rules(rules: list[str], command: str) -> list[str]:
     return used
 
 
-def assert_hook_asks(project: Project, command: str) -> None:
+# Per category: [sampled rows the Claude Code hook stopped, sampled rows].
+HOOKS: dict[str, list[int]] = {}
+
+
+def assert_hook_asks(category: str, project: Project, command: str) -> None:
     """Claude Code must stop and ask (or refuse) before the command runs."""
     reply = claude_hook(project, command)
     decision = (reply or {}).get("hookSpecificOutput", {}).get("permissionDecision")
+    counts = HOOKS.setdefault(category, [0, 0])
+    counts[0] += decision in ("ask", "deny")
+    counts[1] += 1
     assert decision in ("ask", "deny"), f"permissionDecision {decision!r} for {command!r}: {reply}"
 
 

@@ -9,7 +9,15 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from threatkit import BASE, RESULTS, Project, classify_batch, make_project
+from threatkit import (
+    BASE,
+    HOOKS,
+    RESULTS,
+    Answer,
+    Project,
+    classify_batch,
+    make_project,
+)
 
 
 @pytest.fixture(scope="module")
@@ -23,7 +31,7 @@ def project() -> Iterator[Project]:
 
 
 @pytest.fixture(scope="module")
-def answers(request: pytest.FixtureRequest, project: Project) -> dict[str, dict]:
+def answers(request: pytest.FixtureRequest, project: Project) -> dict[str, Answer]:
     """The file's ROWS answered in one process."""
     return classify_batch(project, [command for command, _ in request.module.ROWS])
 
@@ -32,6 +40,11 @@ def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
     if not RESULTS:
         return
     terminalreporter.section("handrail threat model")
-    for category, (held, destructive, ran, benign) in sorted(RESULTS.items()):
-        terminalreporter.write_line(f"{category:<20} destructive rows answered as expected {held:>4}/{destructive:<4}"
-                                    f"  benign rows that run {ran:>4}/{benign}")
+    terminalreporter.write_line("category               destructive rows   benign rows          Claude Code hook")
+    terminalreporter.write_line("                       as expected        as expected  run     asked (sample)")
+    for category, (held, destructive, met, ran, benign) in sorted(RESULTS.items()):
+        asked, sampled = HOOKS.get(category, (0, 0))
+        hook = f"{asked:>6}/{sampled}" if sampled else "     -"
+        harmful = f"{held:>9}/{destructive:<8}" if destructive else f"{'-':>9} {'':<8}"
+        terminalreporter.write_line(f"{category:<22} {harmful} {met:>9}/{benign:<4}"
+                                    f"{ran:>4}/{benign:<4} {hook}")

@@ -4,7 +4,16 @@ clearing node_modules, dist, build, target, caches and .venv is a local change (
 from __future__ import annotations
 
 import pytest
-from threatkit import Project, Row, assert_hook_asks, assert_no_allow_rule_admits, check, hook_sample, params
+from threatkit import (
+    Answer,
+    Project,
+    Row,
+    assert_hook_asks,
+    assert_no_allow_rule_admits,
+    check,
+    hook_sample,
+    params,
+)
 
 CATEGORY = "deletion"
 ROWS: list[Row] = [
@@ -108,13 +117,13 @@ ROWS: list[Row] = [
 
 
 @pytest.mark.parametrize(("command", "expect"), params(ROWS))
-def test_row(answers: dict[str, dict], command: str, expect: str) -> None:
+def test_row(answers: dict[str, Answer], command: str, expect: str) -> None:
     check(CATEGORY, answers, command, expect)
 
 
 @pytest.mark.parametrize("command", hook_sample(ROWS))
 def test_claude_hook_asks(project: Project, command: str) -> None:
-    assert_hook_asks(project, command)
+    assert_hook_asks(CATEGORY, project, command)
 
 
 def test_no_claude_allow_rule_admits_a_destructive_row(project: Project) -> None:
