@@ -222,10 +222,10 @@ def claude_hook(project: Project, command: str) -> Answer | None:
     return json.loads(lines[-1]) if lines else None
 
 
-def bash_allow_rules(project: Project) -> list[str]:
-    """The `Bash(…)` bodies of `permissions.allow` in the project's .claude/settings.json."""
+def bash_rules(project: Project, kind: str) -> list[str]:
+    """The `Bash(…)` bodies of `permissions.<kind>` (allow, ask, deny) in the project's .claude/settings.json."""
     data = json.loads((project.path / ".claude" / "settings.json").read_text(encoding="utf-8"))
-    rules = data.get("permissions", {}).get("allow", [])
+    rules = data.get("permissions", {}).get(kind, [])
     return [r[5:-1] for r in rules if isinstance(r, str) and r.startswith("Bash(") and r.endswith(")")]
 
 
@@ -276,11 +276,14 @@ def subcommands(command: str) -> list[str]:
     return [p for p in parts if p]
 
 
-def admitting_rules(rules: list[str], command: str) -> list[str]:
-    """The rules that together admit every part of `command`; empty when some part is left to ask."""
+def admitting_rules(allow: list[str], stop: list[str], command: str) -> list[str]:
+    """The allow rules that together admit every part of `command`, as Claude Code reads them: empty
+    when some part no allow rule matches, or an ask or deny rule matches a part (they win over allow)."""
     used = []
     for part in subcommands(command):
-        hit = next((r for r in rules if _rule_regex(r).fullmatch(part)), None)
+        if any(_rule_regex(r).fullmatch(part) for r in stop):
+            return []
+        hit = next((r for r in allow if _rule_regex(r).fullmatch(part)), None)
         if hit is None:
             return []
         used.append(hit)
@@ -302,8 +305,10 @@ def assert_hook_asks(category: str, project: Project, command: str) -> None:
 
 
 def assert_no_allow_rule_admits(project: Project, rows: Iterable[Row]) -> None:
-    """No rule `handrail init` wrote into .claude/settings.json lets Claude Code run a destructive row unasked."""
-    rules = bash_allow_rules(project)
-    admitted = {c: admitting_rules(rules, c) for c, e in rows if e in DESTRUCTIVE}
+    """No allow rule `handrail init` wrote into .claude/settings.json lets Claude Code run a destructive
+    row without asking, even were the PreToolUse hook missing."""
+    allow = bash_rules(project, "allow")
+    stop = bash_rules(project, "ask") + bash_rules(project, "deny")
+    admitted = {c: admitting_rules(allow, stop, c) for c, e in rows if e in DESTRUCTIVE}
     offenders = [f"{c!r} admitted by {', '.join(f'Bash({r})' for r in used)}" for c, used in admitted.items() if used]
     assert not offenders, f"{len(offenders)} destructive rows admitted:\n" + "\n".join(offenders)
