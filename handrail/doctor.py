@@ -399,6 +399,8 @@ def _repair_log(project: str) -> Repair:
 
 
 def _why(e: BaseException) -> str:
+    if isinstance(e, FileExistsError) and e.filename:
+        return f"{e.filename} is in the way: it is not a folder"
     if isinstance(e, OSError) and e.strerror:
         return f"{e.filename}: {e.strerror}" if e.filename else e.strerror
     return " ".join(str(e).split()) or type(e).__name__

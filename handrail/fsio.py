@@ -1,12 +1,22 @@
 """Reading JSON with errors a person can act on, and atomic writes that keep backups.
 
 Imported on the hot path: standard library only, nothing heavy.
+
+Temporary files. An atomic write needs its temporary file on the target's filesystem,
+so beside the target, often in a folder git tracks; a write killed before its rename
+leaves the file behind. So each temporary file lives in a folder of its own,
+`.handrail-tmp.<pid>.<random>/`, beside the target, holding a `.gitignore` of `*`:
+that ignores the folder's every file, itself included, so git never sees a leftover
+(`git status` is clean even after `kill -9`). Every new temporary file first removes
+the leftovers of dead processes in its folder, and the `.NAME.PID.tmp` files earlier
+versions left.
 """
 
 from __future__ import annotations
 
 import json
 import os
+import re
 import time
 
 from handrail.errors import HandrailError, PolicyError
@@ -47,6 +57,93 @@ def read_json_object(path: str) -> dict:
     return data
 
 
+TEMP_PREFIX = ".handrail-tmp."
+TEMP_IGNORE = "# a temporary file of handrail's: git never sees it\n*\n"
+# A temporary folder older than this is a leftover even where its PID is alive again
+# (PIDs are reused); no write takes this long.
+STALE_AFTER_S = 3600
+_TEMP_NAME = re.compile(r"\.handrail-tmp\.(\d+)\.[0-9a-f]+")
+_OLD_TEMP_NAME = re.compile(r"\.(.+)\.(\d+)\.tmp")  # what earlier versions left beside NAME
+
+
+def temp_path(path: str) -> str:
+    """A new temporary file name for writing `path` (the file is not created): on the
+    same filesystem, so `os.replace(tmp, path)` is atomic, and in a folder git never
+    sees. Removes dead processes' leftovers beside `path` first. Hand it back to
+    `discard_temp()` once renamed or given up."""
+    directory = os.path.dirname(os.path.abspath(path))
+    clean_stale_temps(directory)
+    holder = os.path.join(directory, f"{TEMP_PREFIX}{os.getpid()}.{os.urandom(4).hex()}")
+    os.mkdir(holder, 0o700)
+    try:
+        with open(os.path.join(holder, ".gitignore"), "w", encoding="utf-8") as f:
+            f.write(TEMP_IGNORE)
+    except BaseException:
+        _remove_holder(holder)
+        raise
+    return os.path.join(holder, os.path.basename(path))
+
+
+def discard_temp(tmp: str) -> None:
+    """Remove a `temp_path()` file (when it is still there) and its folder."""
+    _remove_holder(os.path.dirname(tmp))
+
+
+def clean_stale_temps(directory: str) -> list[str]:
+    """Remove the temporary files in `directory` whose writer is gone; their names."""
+    try:
+        entries = list(os.scandir(directory))
+    except OSError:
+        return []
+    names = {e.name for e in entries}
+    removed = []
+    for e in entries:
+        m = _TEMP_NAME.fullmatch(e.name)
+        if m and e.is_dir(follow_symlinks=False) and _stale(int(m.group(1)), e):
+            _remove_holder(e.path)
+            removed.append(e.name)
+            continue
+        m = _OLD_TEMP_NAME.fullmatch(e.name)
+        # Only where the file it was written for is there, so no file of the user's goes.
+        if m and m.group(1) in names and e.is_file(follow_symlinks=False) and _stale(int(m.group(2)), e):
+            try:
+                os.unlink(e.path)
+                removed.append(e.name)
+            except OSError:
+                pass
+    return removed
+
+
+def _stale(pid: int, entry: os.DirEntry[str]) -> bool:
+    if pid != os.getpid():
+        try:
+            os.kill(pid, 0)
+        except ProcessLookupError:
+            return True
+        except (PermissionError, OverflowError, ValueError):
+            pass  # another user's live process (or a PID out of range: not ours)
+    try:
+        return time.time() - entry.stat(follow_symlinks=False).st_mtime > STALE_AFTER_S
+    except OSError:
+        return False
+
+
+def _remove_holder(holder: str) -> None:
+    try:
+        names = os.listdir(holder)
+    except OSError:
+        return
+    for name in names:
+        try:
+            os.unlink(os.path.join(holder, name))
+        except OSError:
+            pass
+    try:
+        os.rmdir(holder)
+    except OSError:
+        pass
+
+
 def atomic_write(path: str, text: str, *, backup_dir: str | None = None, mode: int | None = None) -> str | None:
     """Write `text` to `path` through a temporary file and a rename.
 
@@ -68,7 +165,7 @@ def atomic_write(path: str, text: str, *, backup_dir: str | None = None, mode: i
         os.makedirs(backup_dir, exist_ok=True)
         backup = os.path.join(backup_dir, os.path.basename(path))
         _write_bytes(backup, old)
-    tmp = os.path.join(directory, f".{os.path.basename(path)}.{os.getpid()}.tmp")
+    tmp = temp_path(path)
     try:
         _write_bytes(tmp, new)
         if mode is not None:
@@ -76,12 +173,8 @@ def atomic_write(path: str, text: str, *, backup_dir: str | None = None, mode: i
         elif old is not None:
             os.chmod(tmp, os.stat(path).st_mode & 0o7777)
         os.replace(tmp, path)
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
-        raise
+    finally:
+        discard_temp(tmp)
     return backup
 
 

@@ -244,18 +244,20 @@ def locked(path: str, display: str) -> Iterator[None]:
 
 def create(path: str, text: str, display: str) -> None:
     """Write a new envelope; one that exists (even one created a moment ago) is left untouched."""
+    from handrail.fsio import discard_temp, temp_path
+
     directory = os.path.dirname(path)
     try:
         os.makedirs(directory, exist_ok=True)
-        tmp = os.path.join(directory, f".{policy.ENVELOPE_FILE}.{os.getpid()}.tmp")
-        with open(tmp, "w", encoding="utf-8") as f:
-            f.write(text)
-            f.flush()
-            os.fsync(f.fileno())
+        tmp = temp_path(path)
         try:
+            with open(tmp, "w", encoding="utf-8") as f:
+                f.write(text)
+                f.flush()
+                os.fsync(f.fileno())
             os.link(tmp, path)  # fails if the file exists: never overwrite
         finally:
-            os.unlink(tmp)
+            discard_temp(tmp)
     except FileExistsError:
         raise HandrailError(f"{display} already exists: it is left as it is; change it with "
                             f"`handrail autonomy set`", reason="envelope_exists", exit_code=EXIT_STATE) from None

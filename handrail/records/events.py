@@ -23,9 +23,13 @@ if TYPE_CHECKING:
 
 RUNTIME_DIR = os.path.join(".handrail", "runtime")
 DB_NAME = "events.sqlite"
-# Concurrent hooks hold the write lock for well under a millisecond each, so 100 ms
-# rides out real contention; longer only means a stuck lock costs every decision.
+# A lock nobody releases costs a decision this long, then its event. Writers that take
+# turns are told apart from one that hangs by the log's files changing: while other
+# events land the lock is moving, and the wait goes on (up to CONTENDED_WAIT_MS), so
+# many hooks at once lose nothing.
 WRITE_WAIT_MS = 100
+CONTENDED_WAIT_MS = 2_000
+ATTEMPT_WAIT_MS = 20  # SQLite's own busy wait per attempt, between looks at the files
 READ_WAIT_MS = 2_000  # `handrail events` is a person waiting, and WAL readers rarely wait
 # `handrail doctor` writes one event of this type to prove the log works; reading skips it.
 PROBE_TYPE = "doctor_probe"
@@ -61,14 +65,14 @@ def ensure_runtime_dir(project: str) -> str:
     return path
 
 
-def connect(project: str):  # type: ignore[no-untyped-def]
+def connect(project: str, *, wait_ms: int = WRITE_WAIT_MS):  # type: ignore[no-untyped-def]
     import sqlite3
 
     path = db_path(project)
     fresh = not os.path.exists(path)
     if fresh:
         ensure_runtime_dir(project)
-    conn = sqlite3.connect(path, timeout=WRITE_WAIT_MS / 1000, isolation_level=None)
+    conn = sqlite3.connect(path, timeout=wait_ms / 1000, isolation_level=None)
     # With WAL, NORMAL still never corrupts; it only skips an fsync per event, which
     # matters when many hooks record at once.
     conn.execute("PRAGMA synchronous = NORMAL")
@@ -123,10 +127,29 @@ def _utf8(text: str | None, *, in_json: bool = False) -> str | None:
 
 def insert(project: str, event: Mapping[str, object]) -> int:
     """Write one event (the columns `record()` fills); its id. Raises what went wrong."""
+    import time
+
     if not os.path.isdir(project):
         # Never create a project folder just to hold its log.
         raise FileNotFoundError(f"project folder {project} not found")
-    conn = connect(project)
+    path = db_path(project)
+    start = quiet_since = time.monotonic()
+    seen = _activity(path)
+    while True:
+        try:
+            return _insert_once(project, event)
+        except Exception as e:
+            if not is_locked(e):
+                raise
+            now, current = time.monotonic(), _activity(path)
+            if current != seen:
+                seen, quiet_since = current, now
+            if now - quiet_since >= WRITE_WAIT_MS / 1000 or now - start >= CONTENDED_WAIT_MS / 1000:
+                raise
+
+
+def _insert_once(project: str, event: Mapping[str, object]) -> int:
+    conn = connect(project, wait_ms=ATTEMPT_WAIT_MS)
     try:
         cur = conn.execute(
             "INSERT INTO agent_events (created_at, event_type, agent, task, topic, message, payload_json)"
@@ -136,6 +159,19 @@ def insert(project: str, event: Mapping[str, object]) -> int:
         return int(cur.lastrowid or 0)
     finally:
         conn.close()
+
+
+def _activity(path: str) -> tuple[tuple[int, int] | None, ...]:
+    """What changes whenever a writer commits: the size and time of the log and of its
+    WAL (or, before the log is in WAL mode, of its rollback journal)."""
+    out: list[tuple[int, int] | None] = []
+    for p in (path, path + "-wal", path + "-journal"):
+        try:
+            st = os.stat(p)
+            out.append((st.st_mtime_ns, st.st_size))
+        except OSError:
+            out.append(None)
+    return tuple(out)
 
 
 def is_locked(e: BaseException) -> bool:
