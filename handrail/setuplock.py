@@ -55,8 +55,12 @@ def held(project: str, what: str) -> Iterator[None]:
         return
     from handrail.records.events import ensure_runtime_dir
 
-    ensure_runtime_dir(project)
-    fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
+    try:
+        ensure_runtime_dir(project)
+        fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
+    except OSError as e:
+        raise HandrailError(f"{os.path.relpath(path, os.path.realpath(project))}: cannot create the lock: "
+                            f"{e.strerror}; `{what}` wrote nothing", reason="io_error") from None
     try:
         _acquire(fd, os.path.relpath(path, os.path.realpath(project)), what)
         os.ftruncate(fd, 0)
