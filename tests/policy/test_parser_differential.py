@@ -716,8 +716,10 @@ def compound_command(draw: st.DrawFn, depth: int, ctx: Ctx) -> str:
         for _ in range(draw(st.integers(0, 2))):
             pats = "|".join(draw(st.lists(st.sampled_from(["a", "b*", "*", "'q'", "$x", "[ab]"]),
                                           min_size=1, max_size=2)))
-            out += " " + draw(st.sampled_from(["", "("])) + pats + ") " + draw(cmd_list(depth + 1, ctx)) + \
-                draw(st.sampled_from([";;", ";&", ";;&"]))
+            out += " " + draw(st.sampled_from(["", "("])) + pats + ") " + draw(cmd_list(depth + 1, ctx))
+            # shfmt leaves a heredoc opened in one case branch pending past the next branch's
+            # newline (bash reads its body there): end each branch's heredocs inside it
+            out += (ctx.flush() if ctx.pending else "") + draw(st.sampled_from([";;", ";&", ";;&"]))
         return out + " esac"
     if kind == "func":
         name = draw(st.sampled_from(["f", "do_it", "g1"]))
