@@ -81,15 +81,39 @@ def _unknown(reason: str) -> CodeEffects:
 # library modules are listed with no effect and "" as default: everything they hold only
 # computes, or reads files through objects that open() already accounted for.
 
-_PURE_MODULES = ["__future__", "abc", "array", "ast", "base64", "binascii", "bisect", "calendar", "cmath", "collections", "collections.abc", "colorsys", "contextvars", "copy", "csv", "dataclasses", "datetime", "decimal", "difflib", "dis", "email", "encodings", "enum", "errno", "fnmatch", "fractions", "functools", "getopt", "getpass", "gettext", "graphlib", "hashlib", "heapq", "hmac", "html", "html.entities", "html.parser", "ipaddress", "itertools", "json", "json.decoder", "json.encoder", "keyword", "locale", "math", "mimetypes", "numbers", "opcode", "optparse", "platform", "pprint", "pwd", "grp", "queue", "quopri", "random", "re", "reprlib", "sched", "secrets", "select", "selectors", "shlex", "stat", "statistics", "string", "stringprep", "struct", "sysconfig", "textwrap", "this", "threading", "time", "token", "tomllib", "traceback", "typing", "unicodedata", "urllib.error", "urllib.parse", "urllib.response", "uuid", "warnings", "weakref", "zlib", "zoneinfo", "xml", "xml.etree", "xml.dom", "xml.parsers", "xml.parsers.expat", "importlib.metadata", "plistlib"]
+def _words(text: str) -> list[str]:
+    return text.split()
+
+
+_PURE_MODULES = _words(
+    "__future__ abc array ast base64 binascii bisect calendar cmath collections collections.abc colorsys "
+    "contextvars copy csv dataclasses datetime decimal difflib dis email encodings enum errno fnmatch "
+    "fractions functools getopt getpass gettext graphlib hashlib heapq hmac html html.entities html.parser "
+    "ipaddress itertools json json.decoder json.encoder keyword locale math mimetypes numbers opcode optparse "
+    "platform pprint pwd grp queue quopri random re reprlib sched secrets select selectors shlex stat "
+    "statistics string stringprep struct sysconfig textwrap this threading time token tomllib traceback "
+    "typing unicodedata urllib.error urllib.parse urllib.response uuid warnings weakref zlib zoneinfo xml "
+    "xml.etree xml.dom xml.parsers xml.parsers.expat importlib.metadata plistlib"
+)
 # email is a package of pure submodules; these prefixes cover theirs.
 _PURE_PACKAGES = ("email.", "encodings.", "importlib.metadata.")
 
-_OS_PURE = ["name", "sep", "altsep", "extsep", "pathsep", "linesep", "defpath", "devnull", "curdir", "pardir", "getcwd", "getcwdb", "getpid", "getppid", "getuid", "geteuid", "getgid", "getegid", "getgroups", "getlogin", "getpgid", "getpgrp", "getsid", "getpriority", "getresuid", "getresgid", "getgrouplist", "uname", "cpu_count", "process_cpu_count", "urandom", "getrandom", "fsencode", "fsdecode", "fspath", "get_terminal_size", "terminal_size", "getloadavg", "strerror", "sched_getaffinity", "umask", "isatty", "times", "get_exec_path", "error", "PathLike", "DirEntry", "stat_result", "statvfs_result", "uname_result", "times_result", "sysconf", "sysconf_names", "confstr", "confstr_names", "pathconf_names", "get_blocking", "get_inheritable", "device_encoding", "waitstatus_to_exitcode", "major", "minor", "makedev", "close", "closerange", "read", "readv", "pread", "preadv", "lseek", "fstat", "fstatvfs", "pipe", "pipe2", "dup", "wait", "wait3", "wait4", "waitid", "waitpid", "WEXITSTATUS", "WIFEXITED", "WIFSIGNALED", "WTERMSIG", "WIFSTOPPED", "WSTOPSIG", "_exit", "abort", "ctermid", "ttyname", "supports_bytes_environ", "supports_dir_fd", "supports_effective_ids", "supports_fd", "supports_follow_symlinks", "putenv", "unsetenv", "sched_yield", "set_blocking", "set_inheritable", "fsync", "fdatasync", "sync"]
+_OS_PURE = _words(
+    "name sep altsep extsep pathsep linesep defpath devnull curdir pardir getcwd getcwdb getpid getppid "
+    "getuid geteuid getgid getegid getgroups getlogin getpgid getpgrp getsid getpriority getresuid getresgid "
+    "getgrouplist uname cpu_count process_cpu_count urandom getrandom fsencode fsdecode fspath "
+    "get_terminal_size terminal_size getloadavg strerror sched_getaffinity umask isatty times get_exec_path "
+    "error PathLike DirEntry stat_result statvfs_result uname_result times_result sysconf sysconf_names "
+    "confstr confstr_names pathconf_names get_blocking get_inheritable device_encoding waitstatus_to_exitcode "
+    "major minor makedev close closerange read readv pread preadv lseek fstat fstatvfs pipe pipe2 dup wait "
+    "wait3 wait4 waitid waitpid _exit abort ctermid ttyname supports_bytes_environ supports_dir_fd "
+    "supports_effective_ids supports_fd supports_follow_symlinks putenv unsetenv sched_yield set_blocking "
+    "set_inheritable fsync fdatasync sync"
+)
 _OS_RULES: dict[str, str] = {n: "" for n in _OS_PURE}
 _OS_RULES.update({
     "environ": "=environ", "environb": "=environ", "getenv": "=getenv", "getenvb": "=getenv",
-    "path": "", "open": "=osopen", "fdopen": "=open:0:1", "chdir": "=chdir", "fchdir": "=chdir",
+    "open": "=osopen", "fdopen": "=open:0:1", "chdir": "=chdir", "fchdir": "=chdir",
     "listdir": "read:0.", "scandir": "read:0.", "walk": "read:0", "fwalk": "read:0", "stat": "read:0",
     "lstat": "read:0", "access": "read:0", "readlink": "read:0", "statvfs": "read:0", "getxattr": "read:0",
     "listxattr": "read:0", "pathconf": "read:0",
@@ -106,7 +130,7 @@ _OS_RULES.update({
     "lockf": "write", "posix_fadvise": "",
     "system": "exec", "popen": "exec", "fork": "exec", "forkpty": "exec", "kill": "exec", "killpg": "exec",
     "posix_spawn": "exec", "posix_spawnp": "exec", "startfile": "exec", "pidfd_open": "exec",
-    "register_at_fork": "dynamic", "chroot": "unknown",
+    "register_at_fork": "dynamic",
 })
 for _n in ("execl", "execle", "execlp", "execlpe", "execv", "execve", "execvp", "execvpe", "spawnl", "spawnle",
            "spawnlp", "spawnlpe", "spawnv", "spawnve", "spawnvp", "spawnvpe"):
@@ -125,11 +149,9 @@ _MODULES: dict[str, tuple[str, str, dict[str, str]]] = {
                      "settrace": "dynamic", "setprofile": "dynamic", "meta_path": "dynamic",
                      "path_hooks": "dynamic", "path_importer_cache": "dynamic", "breakpointhook": "dynamic",
                      "remote_exec": "exec", "monitoring": "dynamic"}),
-    "builtins": ("dynamic", "", {}),  # filled with _BUILTINS below
     "pathlib": ("", "", {n: "=path" for n in _PATH_CLASSES}),
     "io": ("", "", {"open": _OPEN, "open_code": "read:0", "FileIO": _OPEN, "StringIO": "=file",
-                    "BytesIO": "=file", "TextIOWrapper": "=file", "BufferedReader": "=file",
-                    "BufferedWriter": "=file"}),
+                    "BytesIO": "=file", "TextIOWrapper": "=file", "BufferedWriter": "=file"}),
     "codecs": ("", "", {"open": _OPEN}),
     "gzip": ("", "", {"open": _OPEN, "GzipFile": _OPEN}), "bz2": ("", "", {"open": _OPEN, "BZ2File": _OPEN}),
     "lzma": ("", "", {"open": _OPEN, "LZMAFile": _OPEN}),
@@ -175,9 +197,9 @@ _MODULES: dict[str, tuple[str, str, dict[str, str]]] = {
                           "read_history_file": "read:0", "read_init_file": "read:0"}),
     "signal": ("", "", {"pthread_kill": "exec", "pidfd_send_signal": "exec", "raise_signal": "exec"}),
     "resource": ("", "", {"prlimit": "exec"}),
-    "importlib": ("", "dynamic", {"metadata": ""}),
+    "importlib": ("", "dynamic", {}),
     "importlib.resources": ("", "", {"read_text": "read", "read_binary": "read", "open_text": "read",
-                                     "open_binary": "read", "path": "read", "files": "=pathnew"}),
+                                     "open_binary": "read", "path": "read"}),
     "pkgutil": ("", "dynamic", {"iter_modules": "", "get_data": "read"}),
     "concurrent": ("", "", {}),
     "concurrent.futures": ("", "", {"ProcessPoolExecutor": "exec", "process": "exec"}),
@@ -201,16 +223,17 @@ _MODULES: dict[str, tuple[str, str, dict[str, str]]] = {
     "compileall": ("write", "", {}), "py_compile": ("write", "", {}),
 }
 
-# builtins: names not listed are pure
+# builtins: names not listed are pure. `__builtins__` is not a name of the builtins module,
+# so it is unbound here, and an unbound name is "dynamic" (only a namespace trick binds it).
 _BUILTINS = {
     "open": _OPEN, "exec": "=exec", "eval": "=exec", "compile": "=exec", "__import__": "=import",
     "getattr": "=getattr", "setattr": "dynamic", "delattr": "dynamic", "vars": "dynamic",
     "globals": "dynamic", "locals": "dynamic", "breakpoint": "dynamic", "__build_class__": "dynamic",
-    "__builtins__": "dynamic", "__loader__": "dynamic", "__spec__": "dynamic", "help": "exec",
+    "__loader__": "dynamic", "__spec__": "dynamic", "help": "exec",
 }
-_MODULES["builtins"][2].update(_BUILTINS)
-_MODULE_GLOBALS = frozenset({"__file__", "__name__", "__doc__", "__package__", "__annotations__", "__cached__",
-                             "__path__", "__debug__"})
+_MODULES["builtins"] = ("dynamic", "", _BUILTINS)
+# names a module has that the builtins module does not (its __name__, __doc__ stand in for the rest)
+_MODULE_GLOBALS = frozenset({"__file__", "__cached__", "__path__"})
 
 # methods of a pathlib path: what each does to the path it is called on
 _PATH_METHODS = {
@@ -349,6 +372,14 @@ def _python(code: str, depth: int, outer: _Py | None) -> CodeEffects:
     return _Py(depth, outer).run(tree)
 
 
+# the node types each pass looks at; the others only hold them
+_SCOPES = frozenset({"FunctionDef", "AsyncFunctionDef", "Lambda"})
+_BINDING_NODES = frozenset({"Import", "ImportFrom", "Assign", "AnnAssign", "NamedExpr", "With", "AsyncWith",
+                            "FunctionDef", "AsyncFunctionDef", "ClassDef", "arg", "ExceptHandler", "MatchAs",
+                            "MatchStar", "MatchMapping", "Name"})
+_CHECKED_NODES = frozenset({"Import", "ImportFrom", "Call", "Attribute", "Name"})
+
+
 class _Py:
     """One analysis: bindings first (flow-insensitive), then every node checked."""
 
@@ -414,19 +445,22 @@ class _Py:
         import ast
         nodes: list[ast.AST] = []
         stack: list[tuple[ast.AST, bool]] = [(tree, False)]
+        parent = self.parent
         while stack:
             node, in_class = stack.pop()
             nodes.append(node)
             if len(nodes) > MAX_NODES:
                 return _unknown("python code with more than 20,000 syntax nodes")
-            inner = True if isinstance(node, ast.ClassDef) else \
-                False if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)) else in_class
+            kind = type(node).__name__
+            inner = True if kind == "ClassDef" else False if kind in _SCOPES else in_class
             for child in ast.iter_child_nodes(node):
-                self.parent[id(child)] = node
+                parent[id(child)] = node
                 stack.append((child, inner))
-            self.bind(node, in_class)
+            if kind in _BINDING_NODES:
+                self.bind(node, in_class)
         for node in nodes:
-            self.check(node)
+            if type(node).__name__ in _CHECKED_NODES:
+                self.check(node)
         return self.result()
 
     def bind_name(self, name: str, value: ast.expr | Value) -> None:
@@ -481,7 +515,7 @@ class _Py:
             self.bind_name(node.name, ("func", "", ""))
         elif isinstance(node, ast.arg):
             self.bind_name(node.arg, ("opaque", "", ""))
-        elif isinstance(node, ast.ExceptHandler) and node.name or isinstance(node, (ast.MatchAs, ast.MatchStar)) and node.name:
+        elif isinstance(node, (ast.ExceptHandler, ast.MatchAs, ast.MatchStar)) and node.name:
             self.bind_name(node.name, ("opaque", "", ""))
         elif isinstance(node, ast.MatchMapping) and node.rest:
             self.bind_name(node.rest, ("opaque", "", ""))
@@ -624,8 +658,9 @@ class _Py:
             if not args:
                 return ("path", ".", "")
             parts = [self.literal(x, d) for x in args]
+            texts = [p for p in parts if p is not None]
             import posixpath
-            return ("path", posixpath.join(*parts) if all(p is not None for p in parts) else _NOLIT, "")  # type: ignore[arg-type]
+            return ("path", posixpath.join(*texts) if len(texts) == len(parts) else _NOLIT, "")
         if rule == "=pathnew":
             return ("path", "~" if q.endswith(".home") else _NOLIT, "")
         if rule.startswith(("=open", "=file", "=tempfile")):
@@ -715,7 +750,7 @@ class _Py:
         import ast
         vals = self.value(node)
         p = self.parent.get(id(node))
-        if any(v[0] == "sym" and v[1] in ("os.environ", "os.environb") for v in vals):
+        if any(v[0] == "sym" and _rule(v[1]) == "=environ" for v in vals):
             self.environ_use(node, p)
             return
         if isinstance(p, ast.Attribute) and p.value is node:
@@ -755,8 +790,13 @@ class _Py:
             if p.attr in ("get", "setdefault", "pop") and isinstance(call, ast.Call) and call.func is p and \
                     call.args and self.literal(call.args[0]) is not None:
                 return
-        elif isinstance(p, ast.Subscript) and p.value is node and self.literal(p.slice) is not None or isinstance(p, ast.Compare) and node in p.comparators and \
-                all(isinstance(op, (ast.In, ast.NotIn)) for op in p.ops) or isinstance(p, ast.Delete):
+        elif isinstance(p, ast.Subscript):
+            if p.value is node and self.literal(p.slice) is not None:
+                return
+        elif isinstance(p, ast.Compare):
+            if node in p.comparators and all(isinstance(op, (ast.In, ast.NotIn)) for op in p.ops):
+                return
+        elif isinstance(p, ast.Delete):
             return
         self.add("env", "reads the whole environment")
 
@@ -877,7 +917,8 @@ class _Py:
             if isinstance(n, ast.Attribute) and n.attr not in _READ_FLAGS and not isinstance(n.value, ast.Attribute):
                 if n.attr.startswith("O_"):
                     return False
-            elif isinstance(n, ast.Name) and n.id not in _READ_FLAGS and n.id != "os" or isinstance(n, ast.Constant) and n.value != 0 or isinstance(n, ast.Call):
+            elif isinstance(n, ast.Call) or (isinstance(n, ast.Name) and n.id not in _READ_FLAGS and n.id != "os") \
+                    or (isinstance(n, ast.Constant) and n.value != 0):
                 return False
         return True
 
@@ -965,11 +1006,11 @@ _SCRIPT_WORDS: dict[str, frozenset[str]] = {lang: frozenset(words.split()) for l
 _ENV_NAMES: dict[str, dict[tuple[str, ...], str]] = {
     "node": {("process", ".", "env"): "[."}, "ruby": {("ENV",): "["}, "perl": {("$ENV",): "{"},
     "php": {("getenv",): "(", ("$_ENV",): "[", ("$_SERVER",): "["}, "lua": {("os", ".", "getenv"): "("},
-    "r": {("Sys", ".", "getenv"): "("}, "julia": {("ENV",): "["}, "awk": {("ENVIRON",): "["},
+    "r": {("Sys", ".", "getenv"): "("}, "julia": {("ENV",): "["},
 }
 _COMMENTS = {"perl": "#", "ruby": "#", "r": "#", "julia": "#", "lua": "--"}
 _QUOTES = {"node": "'\"", "perl": "'\"", "ruby": "'\"", "php": "'\"", "lua": "'\"", "r": "'\"",
-           "julia": "'\"", "awk": "\""}
+           "julia": "'\""}
 # what inside a double-quoted string runs code: "@{[ system(...) ]}", "#{...}", "{$x->f()}"
 _INTERPOLATION = {"perl": ("@", "${", "{", "["), "ruby": ("#{", "#@", "#$"), "php": ("{", "${", "->", "["),
                   "julia": ("$(",)}
@@ -985,7 +1026,7 @@ class _Tok(NamedTuple):
 # names a script may not give to its own variables: they would stand for the real thing
 _RESERVED = frozenset({"require", "process", "module", "exports", "globalThis", "global", "eval", "Function",
                        "import", "Deno", "Bun", "system", "exec", "open", "ENV", "os", "io", "Sys"})
-_DECLARERS = frozenset({"let", "const", "var", "local", "my"})
+_DECLARERS = frozenset({"let", "const", "var", "local"})
 
 
 def script_effects(lang: str, code: str) -> CodeEffects:

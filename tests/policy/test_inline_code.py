@@ -78,12 +78,17 @@ BENIGN = [
     "def f(n):\n    return 1 if n < 2 else n * f(n - 1)\nprint(f(10))",
     "print([x * 2 for x in range(5) if x % 2])",
     "print((lambda x: x + 1)(2))",
-    "class A:\n    def __init__(self):\n        super().__init__()\n    def __repr__(self):\n        return 'A'\nprint(A())",
+    ("class A:\n    def __init__(self):\n        super().__init__()\n"
+    "    def __repr__(self):\n        return 'A'\nprint(A())"),
     "print('a-b'.replace('-', '_').upper().split('_'))",
     "d = {'a': 1}; print(sorted(d.items()), d.get('a'))",
     "s = 'x'; print(s.replace('x', 'y', 1))",
     "import datetime; print(datetime.date.today().replace(day=1))",
     "import io; buf = io.StringIO(); buf.write('x'); print(buf.getvalue())",
+    "import io; buf = io.BytesIO(); buf.write(b'x')",
+    "import io, sys; out = io.TextIOWrapper(sys.stdout.buffer); out.write('x')",
+    "import io, sys; io.BufferedReader(sys.stdin.buffer).read()",
+    "import io, sys; io.BufferedWriter(sys.stdout.buffer).write(b'x')",
     "import textwrap; print(textwrap.dedent('  x'))",
     "print(eval('2 ** 10'))",
     "exec('print(1)')",
@@ -200,6 +205,11 @@ ROWS = [
     ("from pathlib import Path; Path('a').open('w')", "write", (), ("a",)),
     ("from pathlib import Path; Path('a').open(mode='a')", "write", (), ("a",)),
     ("from pathlib import Path; p = Path('a'); p.unlink()", "delete", (), ("a",)),
+    ("import pathlib; pathlib.PosixPath('a').unlink()", "delete", (), ("a",)),
+    ("import pathlib; pathlib.WindowsPath('a').unlink()", "delete", (), ("a",)),
+    ("import pathlib; pathlib.PurePath('a').exists()", "read", ("a",), ()),
+    ("import pathlib; pathlib.PurePosixPath('a').exists()", "read", ("a",), ()),
+    ("import pathlib; pathlib.PureWindowsPath('a').exists()", "read", ("a",), ()),
     ("from pathlib import Path; (Path('a') / 'b').unlink()", "delete", (), ("a/b",)),
     ("from pathlib import Path; Path.unlink(Path('a'))", "delete", (), ("a",)),
     ("from pathlib import Path; Path.write_text(Path('a'), 'x')", "write", (), ("a",)),
@@ -272,6 +282,8 @@ ROWS = [
     ("import os; print(os.environ.get(input()))", "env", (), ()),
     ("import os; print(os.getenv(input()))", "env", (), ()),
     ("from os import environ; print(environ)", "env", (), ()),
+    ("import os; print(os.environb)", "env", (), ()),
+    ("import os; print(os.environb[b'HOME'])", "", (), ()),
     # dynamic code
     ("import pickle, sys; pickle.loads(sys.stdin.buffer.read())", "dynamic", (), ()),
     ("import marshal; marshal.loads(b'')", "dynamic", (), ()),
@@ -291,6 +303,9 @@ ROWS = [
     ("import logging.config; logging.config.dictConfig({})", "dynamic", (), ()),
     ("import pkgutil; pkgutil.resolve_name('os:system')", "dynamic", (), ()),
     ("breakpoint()", "dynamic", (), ()),
+    ("print(__builtins__)", "dynamic", (), ()),
+    ("print(__loader__)", "dynamic", (), ()),
+    ("print(__spec__)", "dynamic", (), ()),
     ("globals()['x'] = 1", "dynamic", (), ()),
     ("print(locals())", "dynamic", (), ()),
     ("print(vars())", "dynamic", (), ()),
@@ -864,6 +879,11 @@ SCRIPTS = [
     ("julia", "run(`id`)", "unknown"),
     ("julia", "x = [1 2]'; run(Cmd([\"id\"])); y = [3]'", "unknown"),
     ("julia", "println(1 > 0 ? 1 : 2)", ""),
+    ("julia", "println(1) # run(x)", ""),
+    ("node", "let x; console.log(x)", ""),
+    ("node", "const x; console.log(x)", ""),
+    ("node", "var x; console.log(x)", ""),
+    ("lua", "local x; print(x)", ""),
     ("cobol", "DISPLAY 'x'", "unknown"),
     ("node", "x" * (64 * 1024 + 1), "unknown"),
 ]
@@ -876,7 +896,7 @@ def test_scripts(lang: str, code: str, expected: str) -> None:
     assert bool(got.reasons) == bool(got.effects)
 
 
-@pytest.mark.parametrize(("lang", "words"), [
+@pytest.mark.parametrize(("lang", "names"), [
     ("node", ("console log error info warn debug JSON stringify parse process version versions platform arch "
              "argv exit pid node v8 uv openssl release name Math max min floor ceil round abs sqrt pow "
              "random PI E trunc sign Number String Boolean parseInt parseFloat isNaN Date now toISOString "
@@ -901,8 +921,8 @@ def test_scripts(lang: str, code: str, expected: str) -> None:
     ("julia", ("println print VERSION string sum length uppercase lowercase join repeat sqrt abs round max min "
               "collect Int Float64 typeof nothing true false Sys KERNEL ARCH")),
 ])
-def test_each_print_only_word(lang: str, words: str) -> None:
-    for word in words.split():
+def test_each_print_only_word(lang: str, names: str) -> None:
+    for word in names.split():
         if lang == "ruby" and word == "fetch":
             continue   # fetch is read only after ENV, where it is tested
         assert script_effects(lang, f"{word} ( {word} , 1 )").effects == set(), word
@@ -923,6 +943,7 @@ AWK = [
     ("# print > \"x\"\n{print}", "", (), ()),
     ("{ print $1 || $2 }", "", (), ()),
     ("{ print /a|b/ }", "", (), ()),
+    ("{ printf /a|b/ }", "", (), ()),
     ("function f() { return /a|b/ }", "", (), ()),
     ("BEGIN { x = 1 in /a|b/ }", "", (), ()),
     ("{ switch ($1) { case /a|b/: print } }", "", (), ()),
@@ -967,3 +988,9 @@ def test_importing_the_module_loads_no_parser_and_nothing_of_handrail() -> None:
                           "print('ast' in sys.modules, sorted(m for m in new if m.startswith('handrail.policy.')))")],
                          capture_output=True, text=True, check=True)
     assert out.stdout.split("\n")[0] == "False ['handrail.policy.inline_code']"
+
+
+@pytest.mark.parametrize("name", words("require process module exports globalThis global eval Function import Deno "
+                                       "Bun system exec open ENV os io Sys"))
+def test_a_script_cannot_rename_the_real_thing(name: str) -> None:
+    assert script_effects("node", f"let {name} = 1; console.log({name})").effects == {"unknown"}
