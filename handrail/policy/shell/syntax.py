@@ -4,7 +4,7 @@ shlex is not enough: it knows nothing of operators, heredocs, `$( … )`, backti
 `<( … )` or reserved words. This parser reads all of them, keeps every nested
 command (substitutions become sub-lists of the word they sit in), and raises
 ShellSyntaxError on what bash itself would refuse, so that unparseable input is
-reported and never silently passed. `handrail.policy.unwrap` turns the tree into the
+reported and never silently passed. `handrail.policy.shell.unwrap` turns the tree into the
 simple commands that are classified.
 
 A word's `text` is its value after quote removal, with SENT standing for whatever an
@@ -250,34 +250,50 @@ def _simple_list(text: str) -> list[Pipeline] | None:
 BRACE_LIMIT = 256
 BRACE_WORK = 4 * BRACE_LIMIT  # calls (weighted by length) one word's expansion may take
 MAX_INPUT = 128 * 1024  # longer shell text is not judged: a human reads it
-_SEQ = re.compile(r"(-?\d+)\.\.(-?\d+)(?:\.\.-?\d+)?|([A-Za-z])\.\.([A-Za-z])(?:\.\.-?\d+)?")
+_SEQ = re.compile(r"(?:(-?\d+)\.\.(-?\d+)|([A-Za-z])\.\.([A-Za-z]))(?:\.\.(-?\d+))?")
 
 
 def _skip_quoted(raw: str, i: int) -> int:
-    """The index after the quoted or escaped piece that starts at `i` (or `i` itself)."""
+    """The index after the quoted, escaped or substituted piece that starts at `i` (or `i`
+    itself). Quotes nest inside `$( … )` and `"…"` holds `$( … )`, as the word reader has it."""
     c = raw[i]
+    n = len(raw)
     if c == "\\":
         return i + 2
     if c == "'":
         j = raw.find("'", i + 1)
-        return len(raw) if j < 0 else j + 1
-    if c == '"':
+        return n if j < 0 else j + 1
+    if c == "`":
         j = i + 1
-        while j < len(raw) and raw[j] != '"':
+        while j < n and raw[j] != "`":
             j += 2 if raw[j] == "\\" else 1
         return j + 1
+    if c == '"':
+        j = i + 1
+        while j < n and raw[j] != '"':
+            if raw[j] == "\\":
+                j += 2
+                continue
+            k = _skip_quoted(raw, j) if raw[j] in "$`" else j
+            j = k if k != j else j + 1
+        return j + 1
     if c == "$" and raw[i + 1 : i + 2] in ("{", "("):
-        close = "}" if raw[i + 1] == "{" else ")"
+        opener = raw[i + 1]
+        close = "}" if opener == "{" else ")"
         depth, j = 0, i + 1
-        while j < len(raw):
-            if raw[j] == raw[i + 1]:
+        while j < n:
+            ch = raw[j]
+            if ch in "'\"\\`" or (ch == "$" and raw[j + 1 : j + 2] in ("{", "(")):
+                j = _skip_quoted(raw, j)
+                continue
+            if ch == opener:
                 depth += 1
-            elif raw[j] == close:
+            elif ch == close:
                 depth -= 1
                 if depth == 0:
                     return j + 1
             j += 1
-        return len(raw)
+        return n
     return i
 
 
@@ -327,15 +343,19 @@ def brace_expand(raw: str, _budget: list[int] | None = None) -> list[str] | None
             if m is None:
                 i += 1
                 continue
+            incr = abs(int(m.group(5) or 1)) or 1
             if m.group(1) is not None:
                 a, b = int(m.group(1)), int(m.group(2))
-                step = 1 if b >= a else -1
-                if abs(b - a) >= BRACE_LIMIT:
+                step = incr if b >= a else -incr
+                if abs(b - a) // incr >= BRACE_LIMIT:
                     raise ShellSyntaxError(f"brace expansion makes more than {BRACE_LIMIT} words")
-                alts = [str(x) for x in range(a, b + step, step)]
+                # `{01..10}`: a zero-padded end pads every number to its width
+                width = max(len(m.group(1)), len(m.group(2))) if m.group(1).lstrip("-").startswith("0") or \
+                    m.group(2).lstrip("-").startswith("0") else 0
+                alts = [str(x).zfill(width) for x in range(a, b + step, step)]
             else:
                 a, b = ord(m.group(3)), ord(m.group(4))
-                step = 1 if b >= a else -1
+                step = incr if b >= a else -incr
                 alts = [chr(x) for x in range(a, b + step, step)]
         pre, post = raw[:i], raw[end + 1 :]
         out: list[str] = []
@@ -673,8 +693,8 @@ class _Parser:
     def parse_redirs(self, fd: str | None, op: str) -> list[Redir]:
         """One redirection; one for each word its target expands to (`> {.git/config,}`)."""
         r = self.parse_redir(fd, op)
-        if op in ("<<", "<<-") or r.target is None:
-            return [r]
+        if op in ("<<", "<<-", "<<<") or r.target is None:
+            return [r]  # bash does not brace-expand a here-document's delimiter or a here-string
         targets = self.brace_words(r.target)
         if len(targets) == 1 and targets[0] is r.target:
             return [r]
@@ -753,7 +773,7 @@ class _Parser:
                     self.skip_blanks()
                     if self.i >= self.n or self.peek_op() is not None:
                         break
-                    words.append(self.read_word())
+                    words += self.brace_words(self.read_word())
         self.skip_blanks()
         if self.peek_op() in (";", "\n"):
             self.i += 1
@@ -984,7 +1004,7 @@ class _Parser:
                     self.i = i + 1
                 continue
             if c == "`":
-                w.subs.append(self.backtick())
+                w.subs.append(self.backtick(in_quotes=closer == '"'))
                 parts.append(SENT)
                 w.dyn = True
                 continue
@@ -1124,14 +1144,16 @@ class _Parser:
         self.error("missing '))'")
         raise AssertionError
 
-    def backtick(self) -> list[Pipeline]:
+    def backtick(self, in_quotes: bool = False) -> list[Pipeline]:
         s, n = self.s, self.n
         i = self.i + 1
         out: list[str] = []
+        # Inside "…", bash also drops the backslash of \" in a backquoted command.
+        special = "$`\\\"" if in_quotes else "$`\\"
         while i < n:
             c = s[i]
             if c == "\\" and i + 1 < n:
-                out.append(s[i + 1] if s[i + 1] in "$`\\" else s[i : i + 2])
+                out.append(s[i + 1] if s[i + 1] in special else s[i : i + 2])
                 i += 2
                 continue
             if c == "`":
