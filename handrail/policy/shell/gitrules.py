@@ -57,6 +57,11 @@ def _pathlike(t: str) -> bool:
         or bool(rx("_EXT").search(t))
 
 
+# Long options whose abbreviations git accepts, and that the rules below look for.
+_DANGER_LONG = ("--hard", "--merge", "--force", "--force-with-lease", "--force-if-includes", "--delete", "--mirror",
+                "--no-verify", "--discard-changes", "--prune", "--worktree", "--recurse-submodules")
+
+
 def check_git(part: Part, toks: list[str], ctx: Ctx) -> list[Finding]:
     out: list[Finding] = []
     for cfg in part.git_config:
@@ -67,8 +72,28 @@ def check_git(part: Part, toks: list[str], ctx: Ctx) -> list[Finding]:
         return out
     sub = toks[1]
     opts, ops = _git_opts(toks)
+    # git takes any unambiguous prefix of a long option: `git reset --ha` is --hard
+    opts |= {d for o in opts if o.startswith("--") and len(o) >= 4 and o not in _DANGER_LONG
+             for d in _DANGER_LONG if d.startswith(o.split("=", 1)[0])}
     if "-h" in opts and sub != "grep":  # `git <command> --help` shows the manual
         return out
+    for cfg in part.git_config:
+        if cfg.lower().startswith("alias.") and ctx.enabled("git-safety-net"):
+            out.append((3, "dynamic", f"git -c {cfg.split('=', 1)[0]}=… defines an alias for this run: what it "
+                                      "runs is not what the command line says"))
+    if sub in ("checkout", "switch") and opts & {"-B", "-C", "--force-create"} and ctx.enabled("git-delete-refs"):
+        at = next((i for i, t in enumerate(toks) if t in ("-B", "-C", "--force-create")), -1)
+        target = toks[at + 1] if 0 <= at < len(toks) - 1 else ""
+        if target in ("main", "master", "trunk", "develop", "production", "release"):
+            out.append((3, "git-delete-refs", f"git {sub} {'-B' if sub == 'checkout' else '-C'} {target} moves "
+                                              f"{target} wherever it is told, dropping its own commits"))
+    if sub == "rm" and ("-r" in opts or "-rf" in toks) and "--cached" not in opts and ctx.enabled("git-discard"):
+        out.append((3, "git-discard", "git rm -r deletes the folders from the work tree, uncommitted changes with "
+                                      "them"))
+    if sub == "config" and opts & {"--global", "--system"} and not opts & {"--get", "--get-all", "-l", "--list",
+                                                                          "--get-regexp"} \
+            and len(ops) >= 2 and ctx.enabled("system-paths"):
+        out.append((3, "system-paths", "git config --global changes the configuration of every repository"))
     after_dd = "--" in toks[2:]
     if "--no-verify" in opts and ctx.enabled("git-safety-net"):
         out.append((3, "git-safety-net", f"git {sub} --no-verify skips the git hooks"))

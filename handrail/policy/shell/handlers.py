@@ -326,8 +326,14 @@ def step(flat: Flat, part: Part, name: str, words: list[Word], st: State) -> lis
     if name == "alias":
         for w in words[1:]:
             if "=" in w.text:
+                key, value = w.text.split("=", 1)
+                if w.dyn:
+                    st.aliases.pop(key, None)
+                    part.flags.append((DYNAMIC, f"alias {key} is text built at run time"))
+                    continue
+                st.aliases[key] = value
                 flat.shell_text(flat.new_part(part.context, part.via, part.pipe, part.index, st),
-                                w.text.split("=", 1)[1], w.dyn, False, "alias", st)
+                                value, w.dyn, False, "alias", st)
         return words
     if name == "ssh":
         return _ssh(flat, part, words, st)

@@ -149,14 +149,20 @@ def resolve(word: Word, cwd: str | None, home: str) -> str | None:
 
 
 class State:
-    __slots__ = ("cwd", "funcs")
+    """What the shell knows as it runs the command line: its folder, the functions and aliases
+    defined so far, and the variables given a literal value (`f=.env; cat $f` reads `.env`)."""
 
-    def __init__(self, cwd: str | None, funcs: set[str] | None = None) -> None:
+    __slots__ = ("cwd", "funcs", "aliases", "vars")
+
+    def __init__(self, cwd: str | None, funcs: set[str] | None = None, aliases: dict[str, str] | None = None,
+                 vars: dict[str, str] | None = None) -> None:
         self.cwd = cwd
         self.funcs = funcs if funcs is not None else set()
+        self.aliases = aliases if aliases is not None else {}
+        self.vars = vars if vars is not None else {}
 
     def copy(self) -> State:
-        return State(self.cwd, set(self.funcs))
+        return State(self.cwd, set(self.funcs), dict(self.aliases), dict(self.vars))
 
 
 def split(text: str, cwd: str | None, home: str, depth: int = 0) -> list[Part]:
@@ -262,13 +268,26 @@ class Flat:
         part.lead = True
         if node.assigns:
             part.assigns = [(w.text.split("=", 1)[0].rstrip("+"), w) for w in node.assigns]
-        part.redirs = node.redirs
+        part.redirs = [_known_redir(r, st) for r in node.redirs] if st.vars else node.redirs
         if node.redirs or idx:
             _feed(part, idx, producers)
         if not node.words:
+            for name, w in part.assigns:
+                # a plain assignment: later words that are only `$name` are its value
+                if w.dyn or "[" in name:
+                    st.vars.pop(name, None)
+                else:
+                    st.vars[name] = w.text.split("=", 1)[1]
             self.out.append(part)
             return
-        self.unwrap(part, list(node.words), st)
+        words = [_known(w, st) for w in node.words] if st.vars else list(node.words)
+        if words[0].text in st.aliases and not words[0].quoted:
+            # an alias is text put in place of the command's first word, then read again
+            text = st.aliases[words[0].text] + " " + " ".join(w.raw for w in words[1:])
+            part.via.append(f"alias {words[0].text}")
+            self.shell_text(part, text, False, False, f"alias {words[0].text}", st)
+            return
+        self.unwrap(part, words, st)
 
     def emit(self, part: Part, words: list[Word], st: State) -> None:
         part.words = words
@@ -283,6 +302,9 @@ class Flat:
             self.out.append(part)
             return
         part.name = prog_name(w0.text)
+        if any(w.text[:1] in _DASHES for w in words[1:]):
+            # `rm –rf`: a dash look-alike is read as the dash it imitates
+            part.words = words = [words[0]] + [_undashed(w) for w in words[1:]]
         if w0.text in st.funcs:
             part.func = True
         if part.assigns or part.name in ("export", "declare", "typeset", "local", "readonly"):
@@ -420,6 +442,56 @@ class Flat:
                 return
             words = nxt
         self.emit(part, words, st)
+
+_DASHES = frozenset("\u2010\u2011\u2012\u2013\u2014\u2015\u2212\ufe58\ufe63\uff0d")
+
+
+def _undashed(w: Word) -> Word:
+    if w.text[:1] not in _DASHES:
+        return w
+    text = w.text
+    i = 0
+    while i < len(text) and text[i] in _DASHES:
+        i += 1
+    # an em dash is what typography makes of `--`; the others stand for one `-`
+    lead = "".join("--" if c in "\u2014\u2015" else "-" for c in text[:i])[:2]
+    out = Word(lead + text[i:], w.raw)
+    out.dyn, out.wild, out.glob, out.quoted = w.dyn, w.wild, w.glob, w.quoted
+    return out
+
+
+def _var_name(w: Word) -> str | None:
+    """`$name`, `${name}` or `"$name"`: a word that is one variable and nothing else."""
+    raw = w.raw.strip('"')
+    if raw.startswith("${") and raw.endswith("}"):
+        raw = "$" + raw[2:-1]
+    name = raw[1:]
+    return name if raw.startswith("$") and name.replace("_", "a").isalnum() and not name[:1].isdigit() else None
+
+
+def _known(w: Word, st: State) -> Word:
+    if not w.dyn:
+        return w
+    name = _var_name(w)
+    if name is None or name not in st.vars:
+        return w
+    out = Word(st.vars[name], w.raw)
+    out.quoted = w.quoted
+    return out
+
+
+def _known_redir(r: Redir, st: State) -> Redir:
+    if r.target is None or not r.target.dyn:
+        return r
+    target = _known(r.target, st)
+    if target is r.target:
+        return r
+    from handrail.policy.shell.syntax import Redir as R
+
+    out = R(r.op, r.fd, target)
+    out.body, out.body_quoted, out.body_subs, out.body_dyn = r.body, r.body_quoted, r.body_subs, r.body_dyn
+    return out
+
 
 def _join(ctx: str, label: str) -> str:
     return f"{ctx} > {label}" if ctx else label
