@@ -40,6 +40,8 @@ def check_rm(part: Part, toks: list[str], ctx: Ctx) -> list[Finding]:
     if wild:
         return [(3, "rm-recursive", f"{part.name} gets arguments only known at run time ({wild[0].raw}), "
                                     "which may add -r and any path")]
+    if part.extra and not prompting:
+        return [(3, "rm-recursive", f"{part.name} deletes files only known at run time (fed by xargs or find)")]
     if not recursive or (prompting and part.feed is None):  # a pipe or a heredoc may answer the prompts
         return []
     if part.extra:
@@ -69,7 +71,7 @@ def check_rm(part: Part, toks: list[str], ctx: Ctx) -> list[Finding]:
 
 
 # Outputs that a build, an install or a test run makes again: removing them loses nothing.
-REGENERABLE = ("node_modules", "dist", "build", "target", "__pycache__", ".pytest_cache", ".mypy_cache", ".venv",
+REGENERABLE = ("package-lock.json", "yarn.lock", "pnpm-lock.yaml", "node_modules", "dist", "build", "target", "__pycache__", ".pytest_cache", ".mypy_cache", ".venv",
                ".ruff_cache", ".tox", ".nox", ".next", ".nuxt", ".turbo", ".parcel-cache", ".gradle", "coverage",
                "htmlcov", ".coverage", "out", "venv", ".eggs", ".cache")
 _REGEN_SUFFIXES = (".pyc", ".pyo", ".egg-info", ".o", ".class")

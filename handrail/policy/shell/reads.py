@@ -31,7 +31,7 @@ CREDENTIALS = (
     "**/.codex/auth.json", "**/.config/github-copilot/**", "**/.gemini/oauth_creds.json",
     "etc/shadow", "etc/gshadow", "etc/shadow-", "etc/sudoers", "etc/sudoers.d/**", "etc/ssh/ssh_host_*_key",
     "etc/ssl/private/**", "**/.bash_history", "**/.zsh_history", "**/.python_history", "**/.psql_history",
-    "**/.mysql_history", "**/.node_repl_history",
+    "**/.mysql_history", "**/.node_repl_history", "proc/*/environ", "proc/self/environ", "proc/*/task/*/environ",
 )
 _CREDENTIALS_WHY = "a credential file: keys, tokens or passwords of the machine's user"
 _WHY = {pattern: why for pattern, _who, why in DEFAULT_FORBIDDEN}

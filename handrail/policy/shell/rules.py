@@ -79,7 +79,9 @@ _register(("rd", "rmdir", "del", "erase", *system._PS_DESTROY, *system._PS_DELET
 _register((*system.POWERSHELL, *system.CMD), "dynamic", _plain(system.check_powershell))
 _register(("curl", "wget", "http", "https", "xh", "xhs"), "network-send", _plain(remote.check_http))
 _register(("gh",), "network-send", _plain(remote.check_gh))
-_register(("nc", "ncat", "netcat", "socat", "telnet"), "network-send", _plain(remote.check_socket))
+_register(("nc", "ncat", "netcat", "socat", "telnet", "sftp", "ftp", "tftp", "lftp", "ssh"), "network-send",
+          _plain(remote.check_socket))
+_register(tuple(remote.NETWORK), "network-send", _plain(remote.check_carried))
 _register(("scp", "rsync", "sftp"), "network-send", _plain(remote.check_copy_out))
 _register(("rsync",), "rm-recursive", _plain(check_rsync))
 _register((*remote._DB_RESETS, "python", "php", "npx", "bin/rails", "node", "bunx", "pnpm", "yarn"), "db-reset",

@@ -323,8 +323,11 @@ def _expanded(sources: list[tuple[Word, str]], part: Part, ctx: Ctx) -> list[tup
     return out
 
 
-# Searches that descend into folders: what they print may come from any file below.
-_RECURSIVE_SEARCH = frozenset({"grep", "egrep", "fgrep", "rg", "ag", "ack", "git"})
+# Searches that descend into folders: what they print may come from any file below; and
+# archivers and copiers that take a whole folder with them.
+_RECURSIVE_SEARCH = frozenset({"grep", "egrep", "fgrep", "rg", "ag", "ack", "git", "tar", "zip", "7z", "rsync",
+                               "scp", "cp"})
+_ARCHIVERS = frozenset({"tar", "zip", "7z", "rsync", "scp", "cp"})
 WALK_LIMIT = 20_000
 _SKIP_DIRS = frozenset({".git", "node_modules", ".venv", "venv", "__pycache__", ".mypy_cache", ".pytest_cache",
                         ".tox", "dist", "build", "target"})
@@ -335,6 +338,8 @@ def _recursive_search(part: Part, ctx: Ctx) -> list[Finding]:
     command excludes it."""
     texts = [w.text for w in part.words[1:]]
     name = part.name
+    if name in _ARCHIVERS:
+        return _archive_of_secrets(part, ctx)
     if name == "git":
         if not texts or texts[0] != "grep" or not any(t in ("--untracked", "--no-index", "--no-exclude-standard")
                                                        for t in texts):
@@ -359,6 +364,35 @@ def _recursive_search(part: Part, ctx: Ctx) -> list[Finding]:
     if found:
         return [(3, "secret-read", f"{name} searches every file below, {found} included, which holds secrets: "
                                    "exclude it (--exclude, -g '!…') or search where no secret lies")]
+    return []
+
+
+def _archive_of_secrets(part: Part, ctx: Ctx) -> list[Finding]:
+    """`tar czf /tmp/x.tgz .`, `zip -r out.zip .`, `rsync -a . host:`: a folder that holds a secret
+    goes with it, unless the command excludes it."""
+    import os
+
+    texts = [w.text for w in part.words[1:]]
+    name = part.name
+    if name == "tar" and not any(t.startswith("-") and "c" in t or t in ("--create",) or (
+            not t.startswith("-") and "c" in t and i == 0) for i, t in enumerate(texts)):
+        return []
+    if name in ("cp", "scp") and not any(t in ("-r", "-R", "-a", "--recursive", "--archive") or
+                                          (t.startswith("-") and not t.startswith("--") and set(t[1:]) & set("rRa"))
+                                          for t in texts):
+        return []
+    if any("exclude" in t or t.startswith("-x") for t in texts):
+        return []
+    roots = [resolve(w, part.cwd, ctx.home) for w in part.words[1:] if not w.text.startswith("-") and not w.dyn]
+    dirs = [r for r in roots if r is not None and os.path.isdir(r)]
+    if name in ("cp", "rsync", "scp") and dirs and roots and roots[-1] == dirs[-1]:
+        dirs = dirs[:-1]  # the last operand is where it copies to
+    found = _find_secret(dirs) if dirs else ""
+    if found is None:
+        return [(3, "secret-read", f"{name} takes a tree too large to check for secrets ({WALK_LIMIT:,} entries)")]
+    if found:
+        return [(3, "secret-read", f"{name} takes every file below, {found} included, which holds secrets: exclude "
+                                   "it or name what to take")]
     return []
 
 

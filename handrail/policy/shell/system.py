@@ -28,12 +28,31 @@ _MARKER_PREFIXES = ("CLAUDE_CODE_", "CODEX_", "OPENCODE_", "COPILOT_", "CLINE_",
                     "HANDRAIL_")
 
 # Variables that make a shell or interpreter run code of somebody's choosing before its own.
-CODE_ENV = frozenset({"BASH_ENV", "ENV", "PROMPT_COMMAND", "PS0", "PS4", "LD_PRELOAD", "LD_LIBRARY_PATH",
-                      "LD_AUDIT", "DYLD_INSERT_LIBRARIES", "DYLD_LIBRARY_PATH", "NODE_OPTIONS", "PERL5OPT",
-                      "PERL5LIB", "PYTHONSTARTUP", "PYTHONPATH", "PYTHONHOME", "RUBYOPT", "RUBYLIB",
-                      "ZDOTDIR", "SHELLOPTS", "BASHOPTS", "IFS", "PATH", "GIT_SSH", "GIT_SSH_COMMAND",
-                      "GIT_EXTERNAL_DIFF", "GIT_PROXY_COMMAND", "LESSOPEN", "LESSCLOSE", "JAVA_TOOL_OPTIONS",
-                      "_JAVA_OPTIONS", "MANPAGER", "BROWSER"})
+# (Library search paths such as PYTHONPATH are left alone: the program they serve runs the
+# project's code anyway.)
+CODE_ENV = frozenset({"BASH_ENV", "ENV", "PROMPT_COMMAND", "PS0", "PS4", "LD_PRELOAD", "LD_AUDIT",
+                      "DYLD_INSERT_LIBRARIES", "PYTHONSTARTUP", "ZDOTDIR", "SHELLOPTS", "BASHOPTS", "IFS",
+                      "GIT_SSH", "GIT_SSH_COMMAND", "GIT_EXTERNAL_DIFF", "GIT_PROXY_COMMAND", "LESSOPEN",
+                      "LESSCLOSE", "MANPAGER", "BROWSER"})
+# Option variables that load code only through some of their options.
+_CODE_OPTIONS = {"NODE_OPTIONS": ("-r", "--require", "--import", "--loader", "--experimental-loader", "-e",
+                                  "--eval", "-p"),
+                 "PERL5OPT": ("-M", "-m", "-I", "-d", "-e"), "RUBYOPT": ("-r", "-I", "-e"),
+                 "JAVA_TOOL_OPTIONS": ("-javaagent", "-agentpath", "-agentlib"),
+                 "_JAVA_OPTIONS": ("-javaagent", "-agentpath", "-agentlib")}
+# A variable whose name says it holds a credential.
+SECRET_NAME = ("TOKEN", "SECRET", "PASSWORD", "PASSWD", "API_KEY", "APIKEY", "PRIVATE_KEY", "ACCESS_KEY",
+               "CREDENTIAL", "AUTH", "SESSION_KEY", "_PAT", "COOKIE")
+
+
+def secret_name(name: str) -> bool:
+    up = name.upper()
+    return any(s in up for s in SECRET_NAME)
+
+
+def _code_option(name: str, value: str) -> bool:
+    prefixes = _CODE_OPTIONS.get(name)
+    return prefixes is not None and any(t.startswith(prefixes) for t in value.split())
 HISTORY_ENV = frozenset({"HISTFILE", "HISTSIZE", "HISTFILESIZE", "HISTCONTROL", "HISTIGNORE", "SAVEHIST"})
 
 _SYSTEMCTL_READS = frozenset({"status", "show", "cat", "list-units", "list-unit-files", "list-sockets",
@@ -80,7 +99,7 @@ def check_markers(part: Part, ctx: Ctx) -> list[Finding]:
     for name, _w in part.assigns:
         if _is_marker(name):
             out.append((3, "agent-markers", f"sets {name}, one of the variables that say an agent is acting"))
-        elif name in CODE_ENV:
+        elif name in CODE_ENV or _code_option(name, _w.text.split("=", 1)[-1]) or (_w.dyn and name in _CODE_OPTIONS):
             out.append((3, "code-env", f"sets {name}, which makes programs load or run code of its choosing"))
         elif name in HISTORY_ENV:
             out.append((3, "history", f"sets {name}, which hides what the shell ran"))
@@ -98,7 +117,7 @@ def check_markers(part: Part, ctx: Ctx) -> list[Finding]:
             elif _is_marker(key):
                 out.append((3, "agent-markers", f"{part.name} {w.raw} changes a variable that says an agent is "
                                                 "acting"))
-            elif key in CODE_ENV and "=" in w.text:
+            elif "=" in w.text and (key in CODE_ENV or _code_option(key, w.text.split("=", 1)[1])):
                 out.append((3, "code-env", f"{part.name} {w.raw} makes programs load or run code of its choosing"))
             elif key in HISTORY_ENV and "=" in w.text:
                 out.append((3, "history", f"{part.name} {w.raw} hides what the shell ran"))
@@ -117,6 +136,8 @@ def check_env_dump(part: Part, ctx: Ctx) -> list[Finding]:
     why = "prints the whole environment, tokens and keys included"
     if name in ("env", "printenv") and not [a for a in args if not a.startswith("-")]:
         return [(3, "env-dump", f"{name} {why}")]
+    if name == "printenv" and any(secret_name(a) for a in args):
+        return [(3, "env-dump", f"printenv {' '.join(args)} prints a credential")]
     if name == "set" and (not args or args in (["-o", "posix"], ["-p"])):
         return [(3, "env-dump", f"set {why}")]
     if name in ("export", "declare", "typeset") and (not args or all(a in ("-p", "-x", "-px", "-xp") for a in args)):

@@ -255,8 +255,11 @@ def check_paths(part: Part, toks: list[str], ctx: Ctx) -> list[Finding]:
                     continue
                 shown = w.raw
             if path is None:
-                if redirect and ctx.enabled("redirect-write"):
-                    out.append((2, "redirect-write", f"writes {shown}"))
+                # a target known only at run time could be any file, a protected one included
+                out.append((3, "dynamic", f"{verb} {shown}, a path only known at run time"))
+                continue
+            if path.startswith("/dev/") and part.name in ("mv", "cp", "install") and not redirect:
+                out.append((3, "system-paths", f"{part.name} onto {shown} replaces a device file"))
                 continue
             if path.startswith("/dev/"):
                 if path in SAFE_DEVICES or path.startswith(("/dev/fd/", "/dev/pts/", "/dev/shm/")):
