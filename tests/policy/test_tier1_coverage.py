@@ -215,9 +215,9 @@ pnpm why lodash
 pnpm outdated
 pnpm audit
 yarn why react
-yarn list --depth=0
+yarn workspaces list
 yarn info react versions
-yarn audit --level high
+yarn npm info react
 pip index versions requests
 pip cache dir
 pip list --outdated
@@ -465,6 +465,7 @@ d az vm list && az vm delete -n x -g rg --yes
 d az login
 d az account set --subscription prod
 # Google Cloud
+d gcloud config get-value proxy/password
 d gcloud compute instances delete vm-1 --zone us-central1-a --quiet
 d gcloud compute instances stop vm-1 --zone us-central1-a
 d gcloud compute instances delete vm-1 --filter list
@@ -567,6 +568,8 @@ d docker compose config -o /tmp/out.yml
 d kubectl auth can-i --list; kubectl delete ns prod
 d helm show values chart > values.yaml; helm upgrade --install api chart -f values.yaml
 # Infrastructure as code
+d ansible-inventory --list
+d ansible-playbook --syntax-check -i inventory.sh site.yml
 d terraform state rm aws_instance.web
 d terraform state mv a b
 d terraform state pull
@@ -666,8 +669,10 @@ d pipdeptree --python ./evil
 d npm audit --json fix
 d brew --prefix; brew uninstall --force node
 # Toolchain versions
+w rustc --print cfg main.rs -o /tmp/main
 d psql -c "DROP DATABASE prod"
 # System information
+d pidstat -e rm -rf /tmp/data
 d hostname evil
 d hostnamectl set-hostname evil
 d hostnamectl hostname evil
@@ -697,6 +702,8 @@ d pmset -g -a sleep 0
 d diskutil eraseDisk APFS x disk2
 d top -b -n 1 -d 0.1 > /etc/x
 # Network
+d ip -4 addr add 10.0.0.2/24 dev eth0
+d ip -6 route del default
 d ip link set eth0 down
 d ip addr add 10.0.0.2/24 dev eth0
 d ip addr del 10.0.0.2/24 dev eth0
@@ -719,6 +726,7 @@ d nmcli connection delete home
 d nmcli device disconnect eth0
 d ethtool -s eth0 speed 100
 # Archives
+w zstdcat data.zst -o /tmp/data
 w tar -xf archive.tar
 w tar -xzf archive.tgz -C /
 w tar -tf archive.tar --index-file=/etc/passwd
@@ -762,6 +770,7 @@ d ffprobe -i in.mp4 -o out.txt
 d identify ephemeral:photo.jpg
 d xattr -d com.apple.quarantine app
 # Report-only linters and counters
+w radon cc -O /tmp/report.txt src
 d actionlint -shellcheck=./evil
 d actionlint -pyflakes=./evil
 d codespell -w
