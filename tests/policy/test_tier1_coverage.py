@@ -307,13 +307,13 @@ pg_config --version
 mysqladmin ping
 # Certificates
 openssl version -a
-openssl x509 -noout -text -in cert.pem
-openssl x509 -in cert.pem -noout -text
-openssl x509 -in cert.pem -noout -subject -dates
-openssl x509 -noout -enddate -in /etc/ssl/certs/ca.pem
-openssl x509 -noout -fingerprint -sha256 -in cert.pem
+openssl x509 -noout -text -in cert.crt
+openssl x509 -in cert.crt -noout -text
+openssl x509 -in cert.crt -noout -subject -dates
+openssl x509 -noout -enddate -in /etc/ssl/certs/ca.crt
+openssl x509 -noout -fingerprint -sha256 -in cert.crt
 openssl req -noout -text -in request.csr
-openssl verify -CAfile ca.pem cert.pem
+openssl verify -CAfile ca.crt cert.crt
 openssl ciphers -v
 # System information
 lsb_release -a

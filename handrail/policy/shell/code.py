@@ -158,7 +158,16 @@ def check_code(part: Part, toks: list[str], ctx: Ctx) -> list[Finding]:
         if dyn:
             return [(3, "dynamic", f"{label} runs code built at run time")]
         out += _judge(part, lang, code, ctx, inline=inline)
+    if not out and not _in_place(part):
+        return [(1, "pure-code", f"{label} code only computes and prints (read whole)")]
     return out
+
+
+def _in_place(part: Part) -> bool:
+    """`perl -pi -e …`, `ruby -i …`: the files it reads are written back."""
+    return part.name in ("perl", "ruby") and any(
+        w.text.startswith("-") and not w.text.startswith("--") and "i" in w.text.split("e", 1)[0]
+        for w in part.words[1:])
 
 
 def _script_file(part: Part, lang: str, ctx: Ctx) -> tuple[str, str] | str | None:
@@ -199,6 +208,8 @@ def _judge(part: Part, lang: str, code: str, ctx: Ctx, *, inline: bool) -> list[
     effects = fx.effects
     if not effects:
         return []
+    if effects == {"unknown"} and fx.reasons and all(r.startswith("imports ") for r in fx.reasons):
+        return [(2, "runs-package", f"{label} code {why}: an installed package's code runs")]
     hard = effects & {"exec", "network", "env", "dynamic", "unknown", "delete"}
     if hard:
         return [(3, "dynamic", f"{label} code {why or ', '.join(sorted(hard))}")]

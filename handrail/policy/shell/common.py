@@ -48,6 +48,8 @@ RULES = {
     "redirect-write": "a redirection into a file is a local change (tier 2)",
     "network-send": "requests that send data or change remote state: curl -X DELETE/-d, gh api -X/-f, nc, scp to a "
                     "host",
+    "option-effect": "an option that makes a reading program write or run something: tar --to-command, sort -o, "
+                     "git diff --output, ruff --fix…",
     "db-reset": "framework commands that drop or reset a database: rails db:drop, manage.py flush, ecto.reset…",
     "privilege": "running as another user: sudo, su, doas, pkexec, runas, runuser",
     "agent-markers": "changing the variables that say an agent acts: env -u CLAUDECODE, unset CODEX_…, env -i",

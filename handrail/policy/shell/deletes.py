@@ -20,6 +20,8 @@ if TYPE_CHECKING:
 
 
 def check_rm(part: Part, toks: list[str], ctx: Ctx) -> list[Finding]:
+    if any(v.startswith("find -exec") for v in part.via) and all(w.raw == "{}" or not w.dyn for w in part.words):
+        return []  # `find … -exec rm -rf {} +`: find-delete judges what find selects
     recursive = False
     prompting = False
     for i, t in enumerate(toks[1:], 1):
@@ -40,7 +42,7 @@ def check_rm(part: Part, toks: list[str], ctx: Ctx) -> list[Finding]:
     if wild:
         return [(3, "rm-recursive", f"{part.name} gets arguments only known at run time ({wild[0].raw}), "
                                     "which may add -r and any path")]
-    if part.extra and not prompting:
+    if part.extra and not prompting and not any(v.startswith("find -exec") for v in part.via):
         return [(3, "rm-recursive", f"{part.name} deletes files only known at run time (fed by xargs or find)")]
     if not recursive or (prompting and part.feed is None):  # a pipe or a heredoc may answer the prompts
         return []
@@ -117,7 +119,7 @@ def check_find(part: Part, toks: list[str], ctx: Ctx) -> list[Finding]:
     paths = [resolve(w, part.cwd, ctx.home) for w in roots] or [part.cwd]
     if all(p is not None and is_temp(p, ctx) and not in_project(p, ctx) for p in paths):
         return [(2, "find-delete", "find deletes files in a temp folder")]
-    if "-delete" in texts and all(p is not None and in_project(p, ctx) for p in paths) and \
+    if all(p is not None and in_project(p, ctx) for p in paths) and \
             _only_regenerable(part.words[len(roots) + 1 :]):
         return [(2, "find-delete", "find deletes regenerable outputs only")]
     return [(3, "find-delete", "find deletes every file it matches")]
@@ -143,6 +145,12 @@ def _only_regenerable(expr: list[Word]) -> bool:
                 return False
             names += 1
             i += 2
+            continue
+        if t in ("-exec", "-execdir") and i + 1 < len(expr) and expr[i + 1].text in ("rm", "rmdir", "unlink"):
+            # `-exec rm -rf {} +`: the same delete as -delete
+            while i < len(expr) and expr[i].text not in (";", "+"):
+                i += 1
+            i += 1
             continue
         if t not in _FIND_NEUTRAL:
             return False

@@ -250,6 +250,12 @@ def _decide(v: _Verdict, eng: Engine, ctx: cmdrules.Ctx) -> None:
         v.reasons += [_rule_reason(part, 3, rule, why) for _, rule, why in f3]
         return
     f2 = [f for f in found if f[0] == 2]
+    f1 = [f for f in found if f[0] == 1]
+    if f1 and not f2 and hit is not None and not hit.deny and part.name in cmdrules.INTERPRETERS:
+        # the interpreter's code was read whole and only computes and prints: a read, tier 1
+        v.tier = 1
+        v.reasons += [_rule_reason(part, 1, rule, why) for _, rule, why in f1]
+        return
     if hit is not None:
         v.tier = max(TIER_NUMBER[hit.tier], 2 if f2 else 1)
         if v.tier == TIER_NUMBER[hit.tier]:

@@ -161,7 +161,7 @@ _RUNNERS = {  # `X run CMD`: the subcommand that runs a command, and its value o
 _STEPS = frozenset(_PLAIN) | frozenset(_RUNNERS) | SHELLS | {
     "command", "env", "timeout", "chrt", "taskset", "flock", "parallel", "xargs", "watch", "su", "runuser", "npx",
     "bunx", "pnpx", "uvx", "pnpm", "yarn", "bun", "uv", "git", "eval", "source", ".", "trap", "alias", "ssh", "docker",
-    "podman", "kubectl", "oc"}
+    "podman", "kubectl", "oc", "powershell", "pwsh", "cmd", "python"}
 
 
 def step(flat: Flat, part: Part, name: str, words: list[Word], st: State) -> list[Word] | None:
@@ -231,6 +231,13 @@ def step(flat: Flat, part: Part, name: str, words: list[Word], st: State) -> lis
         if ":::" in [w.text for w in rest]:
             k = [w.text for w in rest].index(":::")
             rest, args = rest[:k], [w for w in rest[k + 1 :] if not w.text.startswith(":::")]
+        if not rest and args:
+            # `parallel ::: 'rm -rf x' 'ls'`: with no command, each argument is a command line
+            for a in args:
+                flat.shell_text(flat.new_part(part.context, part.via + ["parallel"], part.pipe, part.index, st),
+                                a.text, a.dyn, _has_download(a), "parallel :::", st)
+            part.func = True
+            return []
         if not rest:
             return words
         part.via.append(name)
@@ -337,6 +344,11 @@ def step(flat: Flat, part: Part, name: str, words: list[Word], st: State) -> lis
         return words
     if name == "ssh":
         return _ssh(flat, part, words, st)
+    if name in ("powershell", "pwsh", "cmd"):
+        return _windows_shell(flat, part, name, words, st)
+    if name == "python" and len(words) > 2 and words[1].text == "-m" and words[2].text in ("handrail",):
+        part.via.append("python -m")
+        return [word("handrail")] + words[3:]
     if name in ("docker", "podman", "kubectl", "oc") and _sub(words) == "exec":
         return _container_exec(flat, part, name, words, st)
     return words
@@ -799,6 +811,28 @@ def _read_script(script: Word, part: Part, home: str) -> str | None:
         part.flags.append((DYNAMIC, f"{part.name} runs {script.raw}, more than handrail reads"))
         return None
     return data.decode("utf-8", "replace")
+
+
+_PS_COMMAND = _fs("-command", "-c", "/c", "/k", "/r", "-commandwithargs", "-cwa")
+
+
+def _windows_shell(flat: Flat, part: Part, name: str, words: list[Word], st: State) -> list[Word] | None:
+    """`pwsh -c "Get-ChildItem"`, `cmd /c dir`: the command text is read as a command line (the
+    simple commands, pipes and `;` of PowerShell and cmd read as the shell's do); an encoded or
+    file script is code handrail does not read."""
+    texts = [w.text.lower() for w in words]
+    for i, t in enumerate(texts[1:], 1):
+        if t in ("-encodedcommand", "-enc", "-e", "-ec", "-file", "-f"):
+            part.flags.append((DYNAMIC, f"{name} {words[i].text} runs a script handrail does not read"))
+            return words
+        if t in _PS_COMMAND:
+            rest = words[i + 1 :]
+            if not rest:
+                return words
+            text = " ".join(w.text for w in rest)
+            flat.shell_text(part, text, any(w.dyn for w in rest), False, f"{name} {words[i].text}", st, words)
+            return None
+    return words
 
 
 def _sub(words: list[Word]) -> str:

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import os
 
-from handrail.policy.shell import remote, system
+from handrail.policy.shell import options, remote, system
 from handrail.policy.shell.code import (
     INTERPRETERS,
     check_assigns,
@@ -82,6 +82,7 @@ _register(("gh",), "network-send", _plain(remote.check_gh))
 _register(("nc", "ncat", "netcat", "socat", "telnet", "sftp", "ftp", "tftp", "lftp", "ssh"), "network-send",
           _plain(remote.check_socket))
 _register(tuple(remote.NETWORK), "network-send", _plain(remote.check_carried))
+_register(tuple({k.split(" ", 1)[0] for k in options.DANGEROUS}), "option-effect", _plain(options.check_options))
 _register(("scp", "rsync", "sftp"), "network-send", _plain(remote.check_copy_out))
 _register(("rsync",), "rm-recursive", _plain(check_rsync))
 _register((*remote._DB_RESETS, "python", "php", "npx", "bin/rails", "node", "bunx", "pnpm", "yarn"), "db-reset",
@@ -102,6 +103,8 @@ def findings(part: Part, toks: list[str], ctx: Ctx) -> list[Finding]:
     if (part.assigns or name in ("unset", "export", "declare", "typeset", "readonly", "local")) and (
             ctx.enabled("agent-markers")):
         out += [f for f in system.check_markers(part, ctx) if ctx.enabled(f[1])]
+    if part.assigns or name in system.SUBSCRIPT_EVAL:
+        out += system.check_subscripts(part, ctx)
     for rule, fn in _BY_NAME.get(name, ()):
         if not rule or ctx.enabled(rule):
             out += fn(part, toks, ctx)

@@ -219,7 +219,7 @@ def _secret_sources(part: Part) -> list[tuple[Word, str]]:
         # A program handrail has no table for: any word that names a file may be read by it
         # (`sort .env`, `jq . secrets/x.json`, `openssl rsa -in k.pem`, `perl -pe1 .env`).
         found = [_value(w, w.text.split("=", 1)[1]) if w.text.startswith("-") and "=" in w.text else w
-                 for w in words[1:]]
+                 for w in words[1:] if _pathlike(w, part)]
         found += [_value(w, w.text[3:]) for w in words[1:] if w.text.startswith("if=")]
     verb = "sends" if name in ("curl", "wget") else "copies" if name in (
         "cp", "mv", "install", "scp", "rsync", "tar", "zip") else "sources" if name in ("source", ".") else "reads"
@@ -237,6 +237,17 @@ _METADATA_ONLY = frozenset({"ls", "ll", "la", "dir", "stat", "test", "[", "[[", 
 # git subcommands whose operands are paths of the work tree (read when they are a secret).
 _GIT_READS = frozenset({"show", "cat-file", "grep", "blame", "annotate", "log", "diff", "archive", "bundle",
                         "hash-object", "ls-files"})
+
+
+def _pathlike(w: Word, part: Part) -> bool:
+    """A word that may name a file: it looks like a path, or a file of that name exists. (A
+    subcommand such as `vault secrets list` is not taken for the `secrets/` folder.)"""
+    t = w.text
+    if w.dyn or w.glob or "/" in t or "." in t or t.startswith("~") or "=" in t:
+        return True
+    import os
+
+    return part.cwd is not None and os.path.isfile(os.path.join(part.cwd, t))
 
 
 def _git_reads(words: list[Word]) -> list[Word]:

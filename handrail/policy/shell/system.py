@@ -281,13 +281,30 @@ def check_windows(part: Part, ctx: Ctx) -> list[Finding]:
 
 
 def check_powershell(part: Part, ctx: Ctx) -> list[Finding]:
-    """`powershell -Command …`, `-EncodedCommand`, `cmd /c …`: a script handrail does not read."""
+    """PowerShell or cmd with a script file or none: an interactive shell or code handrail does not
+    read (a `-Command` text was read as commands already)."""
     texts = [w.text.lower() for w in part.words[1:]]
-    if part.name.lower() in CMD:
-        if any(t in ("/c", "/k", "/r") for t in texts):
-            return [(3, "dynamic", f"{part.name} runs a cmd script, which handrail does not read")]
+    if len(texts) == 1 and texts[0] in ("-version", "--version", "-v", "-help", "-?", "/?"):
         return []
-    if any(t in ("-version", "--version", "-v", "-help", "-?", "/?") for t in texts) and len(texts) == 1:
-        return []
-    return [(3, "dynamic", f"{part.name} runs a PowerShell script, which handrail does not read")]
+    kind = "cmd" if part.name.lower() in CMD else "PowerShell"
+    return [(3, "dynamic", f"{part.name} runs a {kind} script or session, which handrail does not read")]
 
+
+
+# Builtins that evaluate a variable name as an array subscript, and so run a `$( … )` inside
+# it: `printf -v 'a[$(rm -rf x)]' y`, `test -v …`, `read 'a[…]'`, `(( x ))` where x holds one.
+SUBSCRIPT_EVAL = frozenset({"printf", "test", "[", "[[", "read", "let", "declare", "typeset", "local", "export",
+                            "readonly", "unset", "mapfile", "readarray", "wait", "printf"})
+
+
+def check_subscripts(part: Part, ctx: Ctx) -> list[Finding]:
+    words = [w for _, w in part.assigns]
+    if part.name in SUBSCRIPT_EVAL:
+        words += part.words[1:]
+    for w in words:
+        raw = w.raw
+        at = raw.find("[")
+        if at >= 0 and ("$(" in raw[at:] or "`" in raw[at:]):
+            return [(3, "dynamic", f"{raw} holds a command in an array subscript, which bash runs when it "
+                                   "evaluates the name")]
+    return []

@@ -107,6 +107,14 @@ def _write_targets(part: Part, toks: list[str]) -> tuple[list[Word], list[Word]]
     if name == "uniq":
         ops = operands(words, frozenset({"-f", "-s", "-w", "--skip-fields", "--skip-chars", "--check-chars"}))
         written += ops[1:2]
+    elif name == "git" and len(words) > 2 and words[1].text in ("rm", "mv") and \
+            not any(w.text == "--cached" for w in words):
+        ops = operands(words[1:])
+        if words[1].text == "rm":
+            removed += ops
+        elif len(ops) >= 2:
+            removed += ops[:-1]
+            written += ops[-1:]
     elif name == "git" and len(words) > 1 and words[1].text == "format-patch":
         written += _option_files(words, ("-o", "--output-directory"))
     return written, removed
@@ -244,7 +252,7 @@ def check_paths(part: Part, toks: list[str], ctx: Ctx) -> list[Finding]:
             shown = w.raw
             redirect = id(w) in redirect_targets
             if ctx.enabled("protected-paths"):
-                container = delete or part.name in _COPIERS
+                container = delete or part.name in _COPIERS or part.name in ("chmod", "chown", "chgrp", "chattr")
                 hit = _protected(path, w, ctx, delete=delete, container=container)
                 real = _on_disk(path, ctx, delete=delete) if hit is None and path is not None else None
                 if real is not None:
@@ -255,6 +263,8 @@ def check_paths(part: Part, toks: list[str], ctx: Ctx) -> list[Finding]:
                     continue
                 shown = w.raw
             if path is None:
+                if w.raw == "{}" and any(v.startswith("find -exec") for v in part.via):
+                    continue  # a file find found: find's own rule judges where it looks
                 # a target known only at run time could be any file, a protected one included
                 out.append((3, "dynamic", f"{verb} {shown}, a path only known at run time"))
                 continue

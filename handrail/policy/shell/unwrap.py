@@ -509,12 +509,19 @@ def _literal_text(part: Part) -> str | None:
     args = part.words[1:]
     if any(w.dyn for w in args):
         return None
-    if name == "echo":
+    if name == "echo" and not (args and args[0].text in ("-e", "-ne", "-en")):
         while args and args[0].text in ("-n", "-e", "-E", "-ne", "-en"):
             args = args[1:]
         return " ".join(w.text for w in args) + "\n"
-    if name == "printf" and len(args) == 1:
-        return args[0].text.replace("\\n", "\n").replace("\\t", "\t")
+    if name == "printf" and args and "%" not in args[0].text.replace("%%", ""):
+        # printf reads its format's escapes as $'…' does: `printf '\x72m -rf x' | sh`
+        from handrail.policy.shell.syntax import ansi_c
+
+        return ansi_c(args[0].text.replace("%%", "%"))
+    if name == "echo" and args and args[0].text in ("-e", "-ne", "-en"):
+        from handrail.policy.shell.syntax import ansi_c
+
+        return ansi_c(" ".join(w.text for w in args[1:]))
     if name == "cat" and not args and part.feed in ("heredoc", "herestring"):
         return part.stdin_text
     return None
@@ -550,12 +557,19 @@ def _literal_output(node: Simple) -> str | None:
     args = node.words[1:]
     if any(w.dyn for w in args):
         return None
-    if name == "echo":
+    if name == "echo" and not (args and args[0].text in ("-e", "-ne", "-en")):
         while args and args[0].text in ("-n", "-e", "-E", "-ne", "-en"):
             args = args[1:]
         return " ".join(w.text for w in args)
-    if name == "printf" and len(args) == 1:
-        return args[0].text.replace("\\n", "\n").replace("\\t", "\t")
+    if name == "printf" and args and "%" not in args[0].text.replace("%%", ""):
+        # printf reads its format's escapes as $'…' does: `printf '\x72m -rf x' | sh`
+        from handrail.policy.shell.syntax import ansi_c
+
+        return ansi_c(args[0].text.replace("%%", "%"))
+    if name == "echo" and args and args[0].text in ("-e", "-ne", "-en"):
+        from handrail.policy.shell.syntax import ansi_c
+
+        return ansi_c(" ".join(w.text for w in args[1:]))
     if name == "cat" and not args:
         for r in node.redirs:
             if r.op in ("<<", "<<-") and r.body is not None and (r.body_quoted or not r.body_dyn):

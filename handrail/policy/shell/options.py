@@ -1,0 +1,106 @@
+"""Options that change what a reading program does: they write a file, run a program, or change
+the system. A read-only pattern (`tar -tf *`, `git diff *`, `sort *`) admits whatever options
+follow; this table, taken from each program's manual, is what keeps a `--to-command=` or an
+`--output=` from riding along silently.
+
+Each entry: option (a long option matches itself, `--opt=…` and git's unambiguous prefixes; a
+short one matches alone or at the head of a cluster) -> (tier, what it does). Tier 2 marks a
+local write (then judged as any write is), tier 3 running code or changing the system.
+"""
+
+from __future__ import annotations
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from handrail.policy.shell.common import Ctx
+    from handrail.policy.shell.rules import Finding
+    from handrail.policy.shell.unwrap import Part
+
+_W = (2, "writes files")
+_X = (3, "runs a program of its choosing")
+_S = (3, "changes the system")
+
+# program (or "program subcommand") -> {option: (tier, effect)}
+DANGEROUS: dict[str, dict[str, tuple[int, str]]] = {
+    "tar": {"--to-command": _X, "--checkpoint-action": _X, "--use-compress-program": _X, "-I": _X,
+            "--info-script": _X, "--new-volume-script": _X, "-F": _X, "--rsh-command": _X, "--rmt-command": _X,
+            "--index-file": _W, "-x": _W, "--extract": _W, "--get": _W, "-c": _W, "--create": _W, "-r": _W,
+            "--append": _W, "-u": _W, "--update": _W, "-A": _W, "--catenate": _W, "--delete": _W},
+    "unzip": {"-d": _W, "-o": _W},
+    "sort": {"-o": _W, "--output": _W, "--compress-program": _X},
+    "rg": {"--pre": _X},
+    "fd": {"-x": _X, "--exec": _X, "-X": _X, "--exec-batch": _X},
+    "find": {"-fprint": _W, "-fprint0": _W, "-fprintf": _W, "-fls": _W},
+    "less": {"-o": _W, "-O": _W, "--log-file": _W, "--LOG-FILE": _W},
+    "tree": {"-o": _W},
+    "yq": {"-i": _W, "--inplace": _W},
+    "date": {"-s": _S, "--set": _S},
+    "hostname": {"-F": _S, "--file": _S, "-b": _S, "--boot": _S},
+    "man": {"-P": _X, "--pager": _X, "-H": _X, "--html": _X},
+    "file": {"-C": _W, "--compile": _W},
+    "git diff": {"--output": _W, "--ext-diff": _X},
+    "git log": {"--output": _W, "--ext-diff": _X},
+    "git show": {"--output": _W, "--ext-diff": _X},
+    "git grep": {"-O": _X, "--open-files-in-pager": _X},
+    "git blame": {"--contents": (2, "reads another file")},
+    "ruff check": {"--fix": _W, "--unsafe-fixes": _W, "--add-noqa": _W},
+    "eslint": {"--fix": _W, "--output-file": _W, "-o": _W},
+    "golangci-lint run": {"--fix": _W},
+    "stylelint": {"--fix": _W, "--output-file": _W, "-o": _W},
+    "cargo clippy": {"--fix": _W},
+    "markdownlint": {"--fix": _W, "-f": _W},
+    "rubocop": {"-a": _W, "-A": _W, "--autocorrect": _W, "--autocorrect-all": _W},
+    "shellcheck": {},
+    "pytest": {"--basetemp": (3, "deletes and recreates the folder it is given")},
+    "helm template": {"--output-dir": _W},
+    "mypy": {"--install-types": (2, "installs packages")},
+}
+_SUBCOMMANDS = frozenset(k.split(" ", 1)[0] for k in DANGEROUS if " " in k)
+
+
+def check_options(part: Part, ctx: Ctx) -> list[Finding]:
+    words = part.words
+    if not words:
+        return []
+    table = DANGEROUS.get(part.name)
+    start = 1
+    if part.name in _SUBCOMMANDS:
+        sub = next((i for i, w in enumerate(words[1:], 1) if not w.text.startswith("-")), None)
+        if sub is not None and f"{part.name} {words[sub].text}" in DANGEROUS:
+            table, start = DANGEROUS[f"{part.name} {words[sub].text}"], sub + 1
+    if not table:
+        return []
+    out: list[Finding] = []
+    for w in words[start:]:
+        t = w.text
+        if t == "--":
+            break
+        hit = _lookup(table, t, prefixes=part.name == "git")
+        if hit is not None:
+            tier, what = hit
+            rule = "option-effect"
+            out.append((tier, rule, f"{part.name} {t.split('=', 1)[0]} {what}"))
+    return out
+
+
+def _lookup(table: dict[str, tuple[int, str]], t: str, *, prefixes: bool) -> tuple[int, str] | None:
+    if not t.startswith("-") or t == "-":
+        return None
+    if t.startswith("--"):
+        name = t.split("=", 1)[0]
+        if name in table:
+            return table[name]
+        if prefixes and len(name) >= 4:
+            return next((v for k, v in table.items() if k.startswith("--") and k.startswith(name)), None)
+        return None
+    if t in table:
+        return table[t]
+    # a cluster of short options: `-xzf`, `-Ibzip2`
+    for i, c in enumerate(t[1:], 1):
+        if f"-{c}" in table:
+            return table[f"-{c}"]
+        if not c.isalpha():
+            break
+        if i > 8:
+            break
+    return None
