@@ -60,7 +60,7 @@ def _not_utf8(data: bytes) -> bool:
 def shell_call(name: str, project: Path, command: str) -> dict:
     """The payload each harness sends to run `command`."""
     where = str(project)
-    return {
+    calls: dict[str, dict] = {
         "claude": {"hook_event_name": "PreToolUse", "tool_name": "Bash", "cwd": where, "tool_input": {"command": command}},
         "codex": {"hook_event_name": "PreToolUse", "tool_name": "Bash", "cwd": where, "tool_input": {"command": command}},
         "gemini": {"hook_event_name": "BeforeTool", "tool_name": "run_shell_command", "cwd": where,
@@ -70,13 +70,14 @@ def shell_call(name: str, project: Path, command: str) -> dict:
         "cline": {"workspaceRoots": [where], "preToolUse": {"toolName": "execute_command",
                                                             "parameters": {"command": command}}},
         "opencode": {"tool": "bash", "directory": where, "args": {"command": command}},
-    }[name]
+    }
+    return calls[name]
 
 
 def edit_call(name: str, project: Path, path: str) -> dict:
     """The payload each harness sends to edit `path`."""
     where = str(project)
-    return {
+    calls: dict[str, dict] = {
         "claude": {"hook_event_name": "PreToolUse", "tool_name": "Edit", "cwd": where, "tool_input": {"file_path": path}},
         "codex": {"hook_event_name": "PreToolUse", "tool_name": "apply_patch", "cwd": where,
                   "tool_input": {"command": f"*** Begin Patch\n*** Add File: {path}\n+x\n*** End Patch\n"}},
@@ -86,7 +87,8 @@ def edit_call(name: str, project: Path, path: str) -> dict:
         "copilot": {"toolName": "edit", "cwd": where, "toolArgs": {"path": path}},
         "cline": {"workspaceRoots": [where], "preToolUse": {"toolName": "write_to_file", "parameters": {"path": path}}},
         "opencode": {"tool": "write", "directory": where, "args": {"filePath": path}},
-    }[name]
+    }
+    return calls[name]
 
 
 def run(name: str, data: bytes) -> tuple[int, str, str]:
@@ -301,7 +303,8 @@ def test_the_watchdog_answers_for_a_main_thread_no_signal_reaches(tmp_path: Path
         "time.sleep(20)\n"
         "print('judged')\n"
     )
-    r = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=60, cwd=tmp_path)
+    r = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=60, cwd=tmp_path,
+                       check=False)
     assert (r.returncode, r.stdout, r.stderr) == (3, '{"cancel":true}\n', "handrail: denied: took too long to judge\n")
 
 
