@@ -182,7 +182,9 @@ def test_a_tier_1_command_or_an_edit_holding_text_that_is_not_utf8_is_never_let_
         guarded: Path, name: str, raw: bytes, text: str) -> None:
     # What runs is not what was judged (the harness decodes the bytes its own way): a human decides.
     def calls(word: str) -> tuple[dict, dict]:
-        return shell_call(name, guarded, f"ls {word}"), edit_call(name, guarded, str(guarded / "src" / f"{word}.py"))
+        # One line: a line break in a patch header ends the path there (the rest is content).
+        path = str(guarded / "src" / f"{''.join(word.splitlines())}.py")
+        return shell_call(name, guarded, f"ls {word}"), edit_call(name, guarded, path)
 
     for payload in calls("JUNK"):
         blocking(name, *run(name, json.dumps(payload).encode().replace(b"JUNK", raw)))
