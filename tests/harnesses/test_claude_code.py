@@ -76,3 +76,35 @@ def test_claude_code_cannot_read_a_secret(project: Path) -> None:
     assert [d["tool_name"] for d in result["permission_denials"]] == ["Read"]
     assert "hunter2" not in json.dumps(results[0]) and "ask a human" in json.dumps(results[0])
     assert "print('old')" in json.dumps(results[1])
+
+
+def _victim(project: Path) -> Path:
+    victim = project / "victim"
+    (victim / "deep").mkdir(parents=True)
+    (victim / "deep" / "keep.txt").write_text("still here\n")
+    return victim
+
+
+def test_a_lone_surrogate_in_a_tier_3_command_does_not_silence_the_hook(project: Path) -> None:
+    # The stub sends the command as JSON, the surrogate as its escape `\ud800`, as a model's API would.
+    settings(project, "Bash")
+    victim = _victim(project)
+    command = "find victim -delete -o -name 'x\ud800'"
+    result, results = claude(project, [{"name": "Bash", "input": {"command": command, "description": "clean up"}}])
+    assert (victim / "deep" / "keep.txt").read_text() == "still here\n"
+    assert [d["tool_name"] for d in result["permission_denials"]] == ["Bash"]
+    assert "keep.txt" not in json.dumps(results)
+
+
+def test_a_command_slow_to_judge_is_refused_and_the_victim_survives(project: Path) -> None:
+    settings(project, "Bash")
+    victim = _victim(project)
+    command = "find victim -delete; echo " + "{a,b}" * 20
+    result, results = claude(project, [{"name": "Bash", "input": {"command": command, "description": "clean up"}}])
+    assert (victim / "deep" / "keep.txt").read_text() == "still here\n"
+    assert [d["tool_name"] for d in result["permission_denials"]] == ["Bash"]
+    if "took too long to judge" in json.dumps(results):
+        # Refused all the same; judged is better: the reason would name the rule.
+        pytest.xfail("brace expansion is expanded word by word, 2**20 words for this command, which takes longer "
+                     "than the deadline to judge")
+    assert "find-delete" in json.dumps(results)

@@ -60,7 +60,7 @@ def _not_utf8(data: bytes) -> bool:
 def shell_call(name: str, project: Path, command: str) -> dict:
     """The payload each harness sends to run `command`."""
     where = str(project)
-    return {
+    calls: dict[str, dict] = {
         "claude": {"hook_event_name": "PreToolUse", "tool_name": "Bash", "cwd": where, "tool_input": {"command": command}},
         "codex": {"hook_event_name": "PreToolUse", "tool_name": "Bash", "cwd": where, "tool_input": {"command": command}},
         "gemini": {"hook_event_name": "BeforeTool", "tool_name": "run_shell_command", "cwd": where,
@@ -70,13 +70,14 @@ def shell_call(name: str, project: Path, command: str) -> dict:
         "cline": {"workspaceRoots": [where], "preToolUse": {"toolName": "execute_command",
                                                             "parameters": {"command": command}}},
         "opencode": {"tool": "bash", "directory": where, "args": {"command": command}},
-    }[name]
+    }
+    return calls[name]
 
 
 def edit_call(name: str, project: Path, path: str) -> dict:
     """The payload each harness sends to edit `path`."""
     where = str(project)
-    return {
+    calls: dict[str, dict] = {
         "claude": {"hook_event_name": "PreToolUse", "tool_name": "Edit", "cwd": where, "tool_input": {"file_path": path}},
         "codex": {"hook_event_name": "PreToolUse", "tool_name": "apply_patch", "cwd": where,
                   "tool_input": {"command": f"*** Begin Patch\n*** Add File: {path}\n+x\n*** End Patch\n"}},
@@ -86,7 +87,8 @@ def edit_call(name: str, project: Path, path: str) -> dict:
         "copilot": {"toolName": "edit", "cwd": where, "toolArgs": {"path": path}},
         "cline": {"workspaceRoots": [where], "preToolUse": {"toolName": "write_to_file", "parameters": {"path": path}}},
         "opencode": {"tool": "write", "directory": where, "args": {"filePath": path}},
-    }[name]
+    }
+    return calls[name]
 
 
 def run(name: str, data: bytes) -> tuple[int, str, str]:
@@ -180,7 +182,9 @@ def test_a_tier_1_command_or_an_edit_holding_text_that_is_not_utf8_is_never_let_
         guarded: Path, name: str, raw: bytes, text: str) -> None:
     # What runs is not what was judged (the harness decodes the bytes its own way): a human decides.
     def calls(word: str) -> tuple[dict, dict]:
-        return shell_call(name, guarded, f"ls {word}"), edit_call(name, guarded, str(guarded / "src" / f"{word}.py"))
+        # One line: a line break in a patch header ends the path there (the rest is content).
+        path = str(guarded / "src" / f"{''.join(word.splitlines())}.py")
+        return shell_call(name, guarded, f"ls {word}"), edit_call(name, guarded, path)
 
     for payload in calls("JUNK"):
         blocking(name, *run(name, json.dumps(payload).encode().replace(b"JUNK", raw)))
@@ -301,7 +305,8 @@ def test_the_watchdog_answers_for_a_main_thread_no_signal_reaches(tmp_path: Path
         "time.sleep(20)\n"
         "print('judged')\n"
     )
-    r = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=60, cwd=tmp_path)
+    r = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=60, cwd=tmp_path,
+                       check=False)
     assert (r.returncode, r.stdout, r.stderr) == (3, '{"cancel":true}\n', "handrail: denied: took too long to judge\n")
 
 
