@@ -10,7 +10,7 @@ from __future__ import annotations
 import ast
 import timeit
 
-from handrail.policy.inline_code import python_effects, script_effects
+from handrail.policy.shell.inline import python_effects, script_effects
 
 ONE_LINER = "import json, sys; d = json.load(sys.stdin); print(d['version'])"
 _BLOCK = '''

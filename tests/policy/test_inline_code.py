@@ -14,7 +14,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from handrail.policy.inline_code import (
+from handrail.policy.shell.inline import (
     EFFECTS,
     CodeEffects,
     python_effects,
@@ -981,13 +981,18 @@ def test_awk(code: str, expected: str, reads: tuple[str, ...], writes: tuple[str
 
 # --------------------------------------------------------------------------- the module itself
 
-def test_importing_the_module_loads_no_parser_and_nothing_of_handrail() -> None:
-    out = subprocess.run([sys.executable, "-c", ("import sys; before = set(sys.modules)\n"
-                          "import handrail.policy.inline_code\n"
+def test_importing_the_reader_loads_no_parser_and_nothing_else_of_handrail() -> None:
+    # the shell package comes first (the reader lives in it); then only the reader's own modules
+    out = subprocess.run([sys.executable, "-c", ("import sys, handrail.policy.shell; before = set(sys.modules)\n"
+                          "from handrail.policy.shell import inline\n"
                           "new = set(sys.modules) - before\n"
-                          "print('ast' in sys.modules, sorted(m for m in new if m.startswith('handrail.policy.')))")],
+                          "print('ast' in sys.modules, sorted(m for m in new if m.startswith('handrail.')))\n"
+                          "inline.script_effects('awk', '{ print }'); print('ast' in sys.modules)\n"
+                          "inline.python_effects('pass'); print('ast' in sys.modules)")],
                          capture_output=True, text=True, check=True)
-    assert out.stdout.split("\n")[0] == "False ['handrail.policy.inline_code']"
+    own = sorted(f"handrail.policy.shell.{m}" for m in
+                 ("inline", "codefx", "pycode", "pytables", "pyvalues", "scriptcode", "awkcode"))
+    assert out.stdout.split("\n")[:3] == [f"False {own}", "False", "True"]
 
 
 @pytest.mark.parametrize("name", words("require process module exports globalThis global eval Function import Deno "

@@ -6,6 +6,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from handrail.policy.shell import expand, parser
 from handrail.policy.shell import syntax as shell
 from handrail.policy.shell.unwrap import Part, prog_name, split
 
@@ -172,7 +173,7 @@ def test_deep_nesting_is_reported_not_crashed() -> None:
 
 
 def test_ansi_c_strings_are_decoded() -> None:
-    assert shell.ansi_c(r"\x72\155 \u0041\n\t\\") == "rm A\n\t\\"
+    assert expand.ansi_c(r"\x72\155 \u0041\n\t\\") == "rm A\n\t\\"
 
 
 @pytest.mark.parametrize("text", [
@@ -191,7 +192,7 @@ def test_the_fast_path_reads_what_the_full_parser_reads(text: str) -> None:
             out.append("|")
         return out
 
-    full = shell._Parser(text, 0).parse_list(frozenset(), None)
+    full = parser._Parser(text, 0).parse_list(frozenset(), None)
     assert shape(shell.parse(text)) == shape(full)
 
 
@@ -217,7 +218,7 @@ def _shape(pipelines: list[shell.Pipeline]) -> list:
 @given(st.text(alphabet="ab1 -\t'\";|&<>2~*=[]?./", max_size=18))
 def test_the_fast_paths_never_disagree_with_the_full_parser(text: str) -> None:
     try:
-        full = _shape(shell._Parser(text, 0).parse_list(frozenset(), None))
+        full = _shape(parser._Parser(text, 0).parse_list(frozenset(), None))
     except shell.ShellSyntaxError:
         full = None
     try:

@@ -197,7 +197,7 @@ def _script_file(part: Part, lang: str, ctx: Ctx) -> tuple[str, str] | str | Non
 
 
 def _judge(part: Part, lang: str, code: str, ctx: Ctx, *, inline: bool) -> list[Finding]:
-    from handrail.policy import inline_code
+    from handrail.policy.shell import inline as inline_code
 
     if lang == "perl" and _PERL_SUBST.fullmatch(code):
         return []  # `perl -pi -e 's/a/b/g'`: sed's work (the -i write is judged with the other writes)
