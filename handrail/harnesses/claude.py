@@ -73,8 +73,8 @@ def main(argv: list[str]) -> int:
 
 
 # ---- native files
-# `.claude/settings.json`, merged with what the user wrote there: tier 1 and 2 as
-# `permissions.allow`, tier 3 as `ask` (`deny` when the protocol denies it), forbidden
+# `.claude/settings.json`, merged with what the user wrote there: no Bash allow rules (the
+# hook allows tier 1 and 2), tier 3 as `ask` (`deny` when the protocol denies it), forbidden
 # and protected paths as `Edit` denies and secrets as `Read` denies, and the
 # PreToolUse and SessionStart hooks. Claude evaluates deny, then ask, then allow, so
 # a tier-3 rule outranks any allow. Project allow rules need workspace trust (and are
@@ -111,7 +111,10 @@ def native_files(proto: Protocol) -> list[JsonFile | TextFile]:
     deny += [f"Edit({path_rule(p)})" for p in native.path_denies()]
     deny += [f"Read({path_rule(p)})" for p in native.secret_paths()]
     return [native.JsonFile(HOOK_FILE, [
-        native.ListSlot(("permissions", "allow"), [f"Bash({p.text})" for p in policy.allow]),
+        # No Bash allow rules: a word prefix cannot say what a command does (`Bash(rm *)` admits
+        # `rm -rf src`, `Bash(cat *)` admits `cat .env`), and the PreToolUse hook allows tier 1
+        # and 2 itself. Should the hook not run, Claude then asks instead of allowing.
+        native.ListSlot(("permissions", "allow"), []),
         native.ListSlot(("permissions", "ask"), [f"Bash({p.text})" for p in policy.ask]),
         native.ListSlot(("permissions", "deny"), deny),
         native.ListSlot(("hooks", "PreToolUse"), [pre_tool], ours),

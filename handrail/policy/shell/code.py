@@ -119,7 +119,7 @@ SCRIPT_LIMIT = 64 * 1024  # a script file longer than this is code handrail does
 
 
 def check_code(part: Part, toks: list[str], ctx: Ctx) -> list[Finding]:
-    """Code given to an interpreter is read for what it does (policy/inline_code.py): inline
+    """Code given to an interpreter is read for what it does (shell/inline.py): inline
     (`-c`, `-e`, a heredoc), from standard input, or a script file of the project."""
     lang, codes, from_stdin = _inline_code(part)
     if part.name in ("lua", "luajit", "rscript", "julia"):
