@@ -152,6 +152,22 @@ def _row_id(expect: str, command: str) -> str:
     return f"{expect}: {text[:90]}"
 
 
+# Benign rows handrail is still stricter on than it should be, each with why. They stay in the
+# tables and run as strict xfails: when the classifier learns them, the xfail fails and the
+# entry goes. Nothing destructive may be listed here.
+KNOWN_GAPS: dict[str, str] = {
+    "openssl s_client -connect example.com:443 </dev/null": "openssl has no pattern for a TLS probe",
+    'python3 -c "import requests; print(requests.__version__)"':
+        "importing a network module counts as its network effect",
+    "node -e \"console.log(JSON.parse(require('fs').readFileSync('package.json', 'utf8')).version)\"":
+        "code other than Python is read only when it only prints",
+    "node -p \"require('./package.json').version\"": "code other than Python is read only when it only prints",
+    "perl -ne 'print if /TODO/' src/app.py": "perl's match operator is not read",
+    "ruby -rjson -e 'puts JSON.pretty_generate(JSON.parse(File.read(\"package.json\")))'":
+        "code other than Python is read only when it only prints",
+}
+
+
 def params(rows: Iterable[Row]) -> list[ParameterSet]:
     """Rows as pytest parameters whose ids read as the command; a duplicate is a mistake in the table."""
     seen: set[str] = set()
@@ -162,7 +178,11 @@ def params(rows: Iterable[Row]) -> list[ParameterSet]:
         if command in seen:
             raise ValueError(f"{command!r} is listed twice")
         seen.add(command)
-        out.append(pytest.param(command, expect, id=_row_id(expect, command)))
+        gap = KNOWN_GAPS.get(command)
+        if gap is not None and expect in DESTRUCTIVE:
+            raise ValueError(f"{command!r}: a destructive row cannot be a known gap")
+        marks = [pytest.mark.xfail(strict=True, reason=f"known gap: {gap}")] if gap else []
+        out.append(pytest.param(command, expect, id=_row_id(expect, command), marks=marks))
     return out
 
 

@@ -281,12 +281,81 @@ def check_sql(part: Part, toks: list[str], ctx: Ctx) -> list[Finding]:
             return [(3, "sql-destroy", "redis-cli FLUSHALL/FLUSHDB deletes every key")]
     if part.stdin_text:
         texts.append(part.stdin_text)
+    files = _sql_files(part, ctx)
+    if isinstance(files, str):
+        return [(3, "sql-destroy", files)]
+    texts += files
     risk = rx("_MONGO_RISK") if name in ("mongosh", "mongo") else rx("_SQL_RISK")
     for t in texts:
         m = risk.search(t)
         if m:
             return [(3, "sql-destroy", f"{name} runs '{' '.join(m.group().split())}', which destroys data")]
+        unbounded = _unbounded_change(t) if name not in ("mongosh", "mongo") else None
+        if unbounded:
+            return [(3, "sql-destroy", f"{name} runs '{unbounded}', which changes every row")]
+    if texts and name in ("psql", "mysql", "mariadb", "sqlite3", "duckdb", "clickhouse-client") and \
+            all(_read_only_sql(t) for t in texts):
+        return [(1, "read-only-sql", f"{name} only queries (SELECT, SHOW, EXPLAIN, \\d)")]
     return []
+
+
+_SQL_READS = ("select", "show", "explain", "describe", "desc", "\\d", "\\dt", "\\l", "\\du", "\\dn", "\\di",
+              "\\dv", "\\df", "\\x", "\\conninfo", ".tables", ".schema", ".indexes", ".databases", "pragma")
+
+
+def _read_only_sql(sql: str) -> bool:
+    """Every statement only reads. `SELECT … INTO`, a `FOR UPDATE` lock, `pragma x = y` and CTEs that
+    modify (`WITH … DELETE`) are not reads."""
+    stmts = [s.strip() for s in sql[:65536].split(";") if s.strip()]
+    if not stmts:
+        return False
+    for stmt in stmts:
+        low = stmt.lower()
+        words = low.split()
+        if not words[0].startswith(_SQL_READS) or " into " in f" {low} " or "for update" in low or \
+                (words[0] == "pragma" and "=" in low) or any(w in ("insert", "update", "delete", "drop", "alter",
+                                                                    "create", "truncate", "grant") for w in words):
+            return False
+    return True
+
+
+def _unbounded_change(sql: str) -> str | None:
+    """An UPDATE or DELETE without WHERE, or sqlite's `.drop`: statement by statement, no regex
+    that could backtrack over a long text."""
+    for stmt in sql[:65536].split(";"):
+        words = stmt.split()
+        if not words:
+            continue
+        head = words[0].lower()
+        if head == ".drop":
+            return " ".join(words[:3])
+        low = [w.lower() for w in words]
+        if head in ("update", "delete") and "where" not in low:
+            return " ".join(words[:4])
+    return None
+
+
+def _sql_files(part: Part, ctx: Ctx) -> list[str] | str:
+    """The SQL a client reads from files (`psql -f x.sql`, `mysql db < dump.sql`), or why it cannot."""
+    from handrail.policy.shell.unwrap import resolve
+
+    words = part.words
+    named = [words[i + 1] for i, w in enumerate(words[:-1]) if w.text in ("-f", "--file", "--init")]
+    named += [r.target for r in part.redirs if r.op == "<" and r.target is not None and r.fd in (None, "0")]
+    out: list[str] = []
+    for w in named:
+        path = resolve(w, part.cwd, ctx.home)
+        if path is None:
+            return f"{part.name} runs SQL from {w.raw}, a file only known at run time"
+        try:
+            with open(path, encoding="utf-8", errors="replace") as f:
+                text = f.read(SCRIPT_LIMIT + 1)
+        except OSError:
+            return f"{part.name} runs SQL from {w.raw}, which handrail cannot read"
+        if len(text) > SCRIPT_LIMIT:
+            return f"{part.name} runs SQL from {w.raw}, more than handrail reads"
+        out.append(text)
+    return out
 
 
 def check_disk(part: Part, toks: list[str], ctx: Ctx) -> list[Finding]:

@@ -243,6 +243,11 @@ def _decide(v: _Verdict, eng: Engine, ctx: cmdrules.Ctx) -> None:
     found = cmdrules.findings(part, v.toks, ctx)
     hit = v.hit
     f3 = [f for f in found if f[0] == 3]
+    if hit is not None and hit.deny and not f3 and _dry_run(part, v.toks):
+        v.tier = 2
+        v.reasons.append({"part": part.text, "tier": 2, "reason": "rule", "rule": "dry-run", "source": cmdrules.SOURCE,
+                          "why": f"{part.name} --dry-run only shows what it would do"})
+        return
     if (hit is not None and hit.deny) or f3:
         v.tier = 3
         if hit is not None and hit.deny:
@@ -251,8 +256,8 @@ def _decide(v: _Verdict, eng: Engine, ctx: cmdrules.Ctx) -> None:
         return
     f2 = [f for f in found if f[0] == 2]
     f1 = [f for f in found if f[0] == 1]
-    if f1 and not f2 and hit is not None and not hit.deny and part.name in cmdrules.INTERPRETERS:
-        # the interpreter's code was read whole and only computes and prints: a read, tier 1
+    if f1 and not f2 and (hit is None or not hit.deny):
+        # a rule read the whole program text (interpreter code, SQL) and found only reads: tier 1
         v.tier = 1
         v.reasons += [_rule_reason(part, 1, rule, why) for _, rule, why in f1]
         return
@@ -276,6 +281,24 @@ def _decide(v: _Verdict, eng: Engine, ctx: cmdrules.Ctx) -> None:
         return
     if v.tier == 2:
         v.reasons += [_rule_reason(part, 2, rule, why) for _, rule, why in f2]
+
+
+# Commands whose `--dry-run` (or `--dry-run=client|server`) is documented to change nothing:
+# the tier-3 pattern they match is then a notice. Only these: elsewhere a dry-run flag may
+# mean something else, or nothing.
+DRY_RUNS = frozenset({("npm", "publish"), ("pnpm", "publish"), ("yarn", "publish"), ("cargo", "publish"),
+                      ("poetry", "publish"), ("uv", "publish"), ("helm", "install"), ("helm", "upgrade"),
+                      ("helm", "uninstall"), ("kubectl", "apply"), ("kubectl", "delete"), ("kubectl", "create"),
+                      ("kubectl", "replace"), ("kubectl", "patch"), ("kubectl", "scale"), ("kubectl", "drain"),
+                      ("gh", "release"), ("lerna", "publish"), ("semantic-release", "")})
+
+
+def _dry_run(part: unwrap.Part, toks: list[str]) -> bool:
+    words = [w.text for w in part.words[1:] if not w.dyn]
+    sub = next((t for t in words if not t.startswith("-")), "")
+    if (part.name, sub) not in DRY_RUNS and (part.name, "") not in DRY_RUNS:
+        return False
+    return any(t in ("--dry-run", "--dry-run=client", "--dry-run=server") for t in words)
 
 
 def summary(answer: dict) -> str:

@@ -24,6 +24,8 @@ _PLAIN = re.compile(r"[A-Za-z0-9_./:=@%+,^~*?\[\]&|; \t-]*+")
 
 def fast_parse(text: str) -> list[Pipeline] | None:
     """`text` as a list of pipelines when a fast path can read it, else None."""
+    if "[" in text and "]=" in text:
+        return None  # `a[1 + 1]=x`: bash reads blanks inside an assignment's subscript; the parser does too
     if _PLAIN.fullmatch(text):
         fast = _plain(text)
         if fast is not None:

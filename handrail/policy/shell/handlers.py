@@ -742,13 +742,22 @@ def stdin_script(flat: Flat, part: Part, name: str, words: list[Word], st: State
         part.flags.append((DOWNLOAD, f"{name} runs code downloaded from the network"))
         return words
     if feed == "file":
-        # `sh < "$F"`: the script's name is only known at run time
         for r in part.redirs:
             t = r.target
-            if r.op == "<" and r.fd in (None, "0") and t is not None and t.dyn:
+            if r.op != "<" or r.fd not in (None, "0") or t is None:
+                continue
+            if t.dyn:
+                # `sh < "$F"`: the script's name is only known at run time
                 rule = DOWNLOAD if _has_download(t) else DYNAMIC
                 part.flags.append((rule, f"{name} runs a script only known at run time"))
                 break
+            # `sh < script.sh`, `source /dev/stdin < payload`: the script is a file handrail reads
+            text = _read_script(t, part, flat.home)
+            if text is not None:
+                flat.shell_text(part, text, False, False, f"{name} < {t.raw}", st)
+                return None
+            part.flags.append((DYNAMIC, f"{name} runs {t.raw}, a script handrail cannot read"))
+            break
         return words
     if feed == "pipe":
         if part.stdin_text is not None:

@@ -12,8 +12,7 @@ from __future__ import annotations
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from handrail.policy.shell.common import Ctx
-    from handrail.policy.shell.rules import Finding
+    from handrail.policy.shell.common import Ctx, Finding
     from handrail.policy.shell.unwrap import Part
 
 _W = (2, "writes files")

@@ -13,8 +13,7 @@ from __future__ import annotations
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from handrail.policy.shell.common import Ctx
-    from handrail.policy.shell.rules import Finding
+    from handrail.policy.shell.common import Ctx, Finding
     from handrail.policy.shell.syntax import Word
     from handrail.policy.shell.unwrap import Part
 
@@ -202,11 +201,18 @@ _DOCKER_HOST = frozenset({"--privileged", "--pid=host", "--net=host", "--network
 
 
 def check_container(part: Part, ctx: Ctx) -> list[Finding]:
-    """A container that mounts the host's folders or shares its kernel namespaces is the host."""
+    """A container that mounts the host's folders or shares its kernel namespaces is the host;
+    removing containers or images chosen at run time removes all of them."""
     from handrail.policy.shell.common import in_project, is_temp
     from handrail.policy.shell.unwrap import resolve
 
     words = part.words
+    sub = [w.text for w in words[1:3]]
+    if (sub[:1] in (["rm"], ["rmi"], ["kill"]) or sub in (["container", "rm"], ["image", "rm"], ["volume", "rm"],
+                                                         ["container", "prune"], ["image", "prune"])) and \
+            any(w.dyn for w in words[2:]):
+        return [(3, "system", f"{part.name} {' '.join(sub)} removes containers, images or volumes only known at "
+                              "run time (all of them, as written)")]
     if len(words) < 2 or words[1].text not in ("run", "create", "exec"):
         return []
     texts = [w.text for w in words]
@@ -245,3 +251,26 @@ def check_multiplexer(part: Part, ctx: Ctx) -> list[Finding]:
     if part.name == "screen" and any(t in ("-X", "-dm", "-dmS", "-d", "-m") for t in texts):
         return [(3, "dynamic", "screen runs or types commands into a shell that handrail does not see")]
     return []
+
+
+_LOOPBACK = ("127.", "localhost", "::1", "[::1]")
+
+
+def check_serve(part: Part, ctx: Ctx) -> list[Finding]:
+    """`python -m http.server` and `php -S` serve the folder: to this machine a local change, to
+    every interface (their default, or 0.0.0.0) the work tree, secrets included, to the network."""
+    texts = [w.text for w in part.words[1:]]
+    if part.name == "python":
+        if texts[:2] != ["-m", "http.server"]:
+            return []
+        bind = next((texts[i + 1] for i, t in enumerate(texts[:-1]) if t in ("--bind", "-b")), "")
+    elif part.name == "php":
+        at = next((texts[i + 1] for i, t in enumerate(texts[:-1]) if t == "-S"), None)
+        if at is None:
+            return []
+        bind = at.rsplit(":", 1)[0]
+    else:
+        return []
+    if bind.startswith(_LOOPBACK):
+        return [(2, "network-send", f"{part.name} serves files to this machine only")]
+    return [(3, "network-send", f"{part.name} serves the folder to the network ({bind or 'every interface'})")]

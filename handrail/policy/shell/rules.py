@@ -88,6 +88,7 @@ _register(("rsync",), "rm-recursive", _plain(check_rsync))
 _register((*remote._DB_RESETS, "python", "php", "npx", "bin/rails", "node", "bunx", "pnpm", "yarn"), "db-reset",
           _plain(remote.check_db_reset))
 _register(("docker", "podman", "nerdctl"), "system", _plain(remote.check_container))
+_register(("python", "php"), "network-send", _plain(remote.check_serve))
 _register(("tmux", "screen"), "dynamic", _plain(remote.check_multiplexer))
 
 

@@ -289,6 +289,8 @@ def check_secret_reads(part: Part, ctx: Ctx) -> list[Finding]:
         path = resolve(w, part.cwd, ctx.home)
         if path is None:  # `$DIR/.env`: what follows the run-time part is still known
             rel = w.text.rsplit(SENT, 1)[-1].lstrip("/")
+            if "\\" in w.raw:  # PowerShell and cmd spell paths with backslashes: `$env:HOME\.ssh\id_rsa`
+                rel = w.raw.replace("\\", "/").split("/", 1)[-1]
         elif in_project(path, ctx):
             rel = "" if path == ctx.project else path[len(ctx.project) + 1 :]
         else:

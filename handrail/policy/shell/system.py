@@ -10,8 +10,7 @@ from __future__ import annotations
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from handrail.policy.shell.common import Ctx
-    from handrail.policy.shell.rules import Finding
+    from handrail.policy.shell.common import Ctx, Finding
     from handrail.policy.shell.unwrap import Part
 
 # Programs that run what follows as another user, root most of all.

@@ -107,17 +107,23 @@ def _write_targets(part: Part, toks: list[str]) -> tuple[list[Word], list[Word]]
     if name == "uniq":
         ops = operands(words, frozenset({"-f", "-s", "-w", "--skip-fields", "--skip-chars", "--check-chars"}))
         written += ops[1:2]
-    elif name == "git" and len(words) > 2 and words[1].text in ("rm", "mv") and \
-            not any(w.text == "--cached" for w in words):
-        ops = operands(words[1:])
-        if words[1].text == "rm":
-            removed += ops
-        elif len(ops) >= 2:
-            removed += ops[:-1]
-            written += ops[-1:]
+    elif name == "git" and len(words) > 2 and words[1].text in ("rm", "mv"):
+        git_written, git_removed = _git_moves(words)
+        written += git_written
+        removed += git_removed
     elif name == "git" and len(words) > 1 and words[1].text == "format-patch":
         written += _option_files(words, ("-o", "--output-directory"))
     return written, removed
+
+
+def _git_moves(words: list[Word]) -> tuple[list[Word], list[Word]]:
+    """(written, removed) by `git rm` and `git mv` in the work tree (`--cached` touches only the index)."""
+    if any(w.text == "--cached" for w in words):
+        return [], []
+    ops = operands(words[1:])
+    if words[1].text == "rm":
+        return [], ops
+    return (ops[-1:], ops[:-1]) if len(ops) >= 2 else ([], [])
 
 
 # Files a sed or awk script writes: sed's `w FILE` command and `s///w FILE` flag, awk's

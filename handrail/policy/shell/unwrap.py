@@ -215,6 +215,11 @@ class Flat:
             if r.target is not None:
                 self.subs(r.target.subs, st, ctx, via, "$(…)")
             self.subs(r.body_subs, st, ctx, via, "$(…)")
+        if node.kind == "cond" and any("[" in w.raw and ("$(" in w.raw or "`" in w.raw) for w in node.words):
+            # `[[ -v 'a[$(cmd)]' ]]`: bash runs the subscript's command when it evaluates the name
+            flagged = self.new_part(ctx, via, pid, idx, st)
+            flagged.flags.append((DYNAMIC, "[[ … ]] evaluates an array subscript that holds a command"))
+            self.out.append(flagged)
         if node.kind == "arith" and node.words and _COMMAND_LIKE.search(node.words[0].raw):
             # bash reads `((…))` as arithmetic, dash (/bin/sh on Debian) as two nested subshells:
             # what would run under the stricter reading is judged
@@ -280,7 +285,7 @@ class Flat:
                     st.vars[name] = w.text.split("=", 1)[1]
             self.out.append(part)
             return
-        words = [_known(w, st) for w in node.words] if st.vars else list(node.words)
+        words = [k for w in node.words for k in _known_split(w, st)] if st.vars else list(node.words)
         if words[0].text in st.aliases and not words[0].quoted:
             # an alias is text put in place of the command's first word, then read again
             text = st.aliases[words[0].text] + " " + " ".join(w.raw for w in words[1:])
@@ -480,6 +485,14 @@ def _known(w: Word, st: State) -> Word:
     return out
 
 
+def _known_split(w: Word, st: State) -> list[Word]:
+    """`c="rm -rf"; $c src`: an unquoted expansion splits into words where its value has blanks."""
+    out = _known(w, st)
+    if out is w or not w.wild or not out.text.split() or len(out.text.split()) == 1:
+        return [out]
+    return [Word(t, w.raw) for t in out.text.split()]
+
+
 def _known_redir(r: Redir, st: State) -> Redir:
     if r.target is None or not r.target.dyn:
         return r
@@ -515,11 +528,11 @@ def _literal_text(part: Part) -> str | None:
         return " ".join(w.text for w in args) + "\n"
     if name == "printf" and args and "%" not in args[0].text.replace("%%", ""):
         # printf reads its format's escapes as $'…' does: `printf '\x72m -rf x' | sh`
-        from handrail.policy.shell.syntax import ansi_c
+        from handrail.policy.shell.expand import ansi_c
 
         return ansi_c(args[0].text.replace("%%", "%"))
     if name == "echo" and args and args[0].text in ("-e", "-ne", "-en"):
-        from handrail.policy.shell.syntax import ansi_c
+        from handrail.policy.shell.expand import ansi_c
 
         return ansi_c(" ".join(w.text for w in args[1:]))
     if name == "cat" and not args and part.feed in ("heredoc", "herestring"):
@@ -563,11 +576,11 @@ def _literal_output(node: Simple) -> str | None:
         return " ".join(w.text for w in args)
     if name == "printf" and args and "%" not in args[0].text.replace("%%", ""):
         # printf reads its format's escapes as $'…' does: `printf '\x72m -rf x' | sh`
-        from handrail.policy.shell.syntax import ansi_c
+        from handrail.policy.shell.expand import ansi_c
 
         return ansi_c(args[0].text.replace("%%", "%"))
     if name == "echo" and args and args[0].text in ("-e", "-ne", "-en"):
-        from handrail.policy.shell.syntax import ansi_c
+        from handrail.policy.shell.expand import ansi_c
 
         return ansi_c(" ".join(w.text for w in args[1:]))
     if name == "cat" and not args:
