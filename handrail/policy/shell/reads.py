@@ -45,10 +45,10 @@ def read_refusal(path: str) -> Refusal | None:
     project: the patterns match at any depth, so `/home/me/app/.env` is caught too.
     """
     if not _SETS:
-        _SETS.extend((PatternSet([p], ignore_case=True), p) for p in SECRETS + CREDENTIALS)
-    rel = path.lstrip("/")
-    for spec, pattern in _SETS:
-        if spec.match(rel):
-            why = _WHY.get(pattern) or (_CREDENTIALS_WHY if pattern in CREDENTIALS else "secrets")
-            return Refusal(FORBIDDEN_FILE, pattern, BUILTIN_FORBIDDEN, why)
-    return None
+        # one set: a single pass over the compiled patterns, which names the one that matched
+        _SETS.append((PatternSet(SECRETS + CREDENTIALS, ignore_case=True), ""))
+    pattern = _SETS[0][0].match(path.lstrip("/"))
+    if pattern is None:
+        return None
+    why = _WHY.get(pattern) or (_CREDENTIALS_WHY if pattern in CREDENTIALS else "secrets")
+    return Refusal(FORBIDDEN_FILE, pattern, BUILTIN_FORBIDDEN, why)

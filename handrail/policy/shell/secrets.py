@@ -409,12 +409,26 @@ def _archive_of_secrets(part: Part, ctx: Ctx) -> list[Finding]:
     return []
 
 
+_WALKS: dict[str, str | None] = {}
+
+
 def _find_secret(roots: list[str]) -> str | None:
-    """The first secret file under the roots ('' when none), None past the walk limit."""
+    """The first secret file under the roots ('' when none), None past the walk limit. A tree is
+    walked once per process (a batch asks about the same folders again and again)."""
+    key = "\0".join(roots)
+    if key not in _WALKS:
+        if len(_WALKS) > 256:
+            _WALKS.clear()
+        _WALKS[key] = _walk(roots)
+    return _WALKS[key]
+
+
+def _walk(roots: list[str]) -> str | None:
     import os
 
     from handrail.policy.shell.reads import read_refusal
 
+    hint = _secret_hint()
     seen = 0
     stack = list(roots)
     while stack:
@@ -434,6 +448,6 @@ def _find_secret(roots: list[str]) -> str | None:
             if is_dir:
                 if e.name not in _SKIP_DIRS:
                     stack.append(e.path)
-            elif read_refusal(e.path) is not None:
+            elif hint.search(e.path) and read_refusal(e.path) is not None:
                 return e.path
     return ""
