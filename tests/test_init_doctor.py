@@ -101,11 +101,12 @@ def test_init_keeps_a_protocol_and_with_tools_generates_only_theirs(repo: Path, 
     protocol = json.loads((repo / ".handrail" / "autonomy-protocol.json").read_text())
     assert list(protocol["tools"]) == ["claude", "codex"]
     assert (repo / ".claude" / "settings.json").exists() and not (repo / "opencode.json").exists()
-    protocol["tiers"]["tier1_silent"]["shell_patterns"].append("my-linter *")
+    protocol["tiers"]["tier3_blocking"]["shell_patterns"].append("my-deploy *")
     (repo / ".handrail" / "autonomy-protocol.json").write_text(json.dumps(protocol))
     r = handrail("init", cwd=repo)
     assert ".handrail/autonomy-protocol.json  kept (already there)" in r.stdout
-    assert "Bash(my-linter *)" in (repo / ".claude" / "settings.json").read_text()
+    permissions = json.loads((repo / ".claude" / "settings.json").read_text())["permissions"]
+    assert "Bash(my-deploy *)" in permissions["ask"] and permissions["allow"] == []
 
 
 def test_init_refuses_an_invalid_protocol_unless_forced(repo: Path, handrail) -> None:  # type: ignore[no-untyped-def]

@@ -28,6 +28,10 @@ PROTOCOL = Path(".handrail") / "autonomy-protocol.json"
 LOCAL = {(".handrail", "backups"), (".handrail", "runtime")}
 ADDED = "frobnicate *"        # tier 1 in the run that is killed, gone from the protocol after it
 DROPPED = "ls *"              # tier 1 before, dropped together with ADDED
+# Claude's settings hold no Bash allow rules (the hook allows tier 1 and 2), so its file
+# changes through `permissions.ask`: a tier-3 pattern added and dropped the same way.
+ADDED_ASK = "frobnicate-all *"  # another word: Gemini's prefix rule for ADDED cannot admit it
+DROPPED_ASK = "rm -rf /"
 USER_CLAUDE = {"model": "opus", "permissions": {"allow": ["Bash(make docs *)"], "defaultMode": "acceptEdits"}}
 USER_OPENCODE = {"model": "x/y", "permission": {"bash": {"terraform plan *": "allow"}}}
 USER_GEMINI = {"theme": "dark", "tools": {"allowed": ["run_shell_command(cargo check)"]}}
@@ -48,12 +52,14 @@ def put_protocol(project: Path, data: dict[str, Any]) -> None:
 def with_added() -> dict[str, Any]:
     data = small()
     tier(data, "tier1_silent").append(ADDED)
+    tier(data, "tier3_blocking").append(ADDED_ASK)
     return data
 
 
 def without_both() -> dict[str, Any]:
     data = small()
     tier(data, "tier1_silent").remove(DROPPED)
+    tier(data, "tier3_blocking").remove(DROPPED_ASK)
     return data
 
 
@@ -93,16 +99,16 @@ def assert_no_rule_survives(project: Path) -> None:
     claude = read_json(project / ".claude" / "settings.json")
     opencode = read_json(project / "opencode.json")
     gemini = read_json(project / ".gemini" / "settings.json")
-    assert "Bash(ls *)" not in claude["permissions"]["allow"]
+    assert f"Bash({DROPPED_ASK})" not in claude["permissions"]["ask"]
     assert "ls *" not in opencode["permission"]["bash"]
     assert "run_shell_command(ls)" not in gemini["tools"]["allowed"]
-    # the user's own keys and rules are all there
+    # the user's own keys and rules are all there, and no allow rule of handrail's
     assert claude["model"] == "opus" and claude["permissions"]["defaultMode"] == "acceptEdits"
-    assert "Bash(make docs *)" in claude["permissions"]["allow"]
+    assert claude["permissions"]["allow"] == ["Bash(make docs *)"]
     assert opencode["model"] == "x/y" and opencode["permission"]["bash"]["terraform plan *"] == "allow"
     assert gemini["theme"] == "dark" and "run_shell_command(cargo check)" in gemini["tools"]["allowed"]
     # and handrail's current rules too
-    assert "Bash(git status *)" in claude["permissions"]["allow"] and "git status *" in opencode["permission"]["bash"]
+    assert "Bash(git push --force *)" in claude["permissions"]["ask"] and "git status *" in opencode["permission"]["bash"]
 
 
 def check(handrail: Run, project: Path) -> tuple[int, dict[str, Any]]:
@@ -164,7 +170,7 @@ def test_permissions_killed_at_any_write_is_repaired_by_the_next_run(tmp_path: P
         put_protocol(project, with_added())
 
     tried = kill_points(tmp_path, handrail, ("permissions",), prepare, ("permissions",))
-    # at least the intent, the three files whose allow rules change, and the record
+    # at least the intent, the three files whose rules change, and the record
     assert tried >= 5
 
 
@@ -199,13 +205,15 @@ def test_a_record_left_by_an_unfinished_run_is_named_in_the_text_answer(tmp_path
 
 
 def generations(project: Path) -> dict[str, set[str]]:
-    """Which `gen-K *` tier-1 patterns each shared file allows."""
-    claude = read_json(project / ".claude" / "settings.json")["permissions"]["allow"]
+    """Which `gen-K *` patterns each shared file holds: tier 1 where OpenCode and Gemini
+    allow it, tier 3 (`gen-K-deploy *`) where Claude asks (it has no Bash allow rules)."""
+    claude = read_json(project / ".claude" / "settings.json")["permissions"]
+    assert claude["allow"] == ["Bash(make docs *)"], claude["allow"]
     opencode = read_json(project / "opencode.json")["permission"]["bash"]
     gemini = read_json(project / ".gemini" / "settings.json")["tools"]["allowed"]
     record = json.dumps(read_json(project / ".handrail" / "generated.json"))
     return {
-        "claude": {r[5:-1] for r in claude if r.startswith("Bash(gen-")},
+        "claude": {r[5:-1].replace("-deploy", "") for r in claude["ask"] if r.startswith("Bash(gen-")},
         "opencode": {k for k, v in opencode.items() if k.startswith("gen-") and v == "allow"},
         "gemini": {r[len("run_shell_command("):-1] + " *" for r in gemini if r.startswith("run_shell_command(gen-")},
         "record": {f"gen-{k} *" for k in range(100) if f"gen-{k} *" in record},
@@ -220,6 +228,7 @@ def test_runs_started_at_once_end_in_one_generation_that_check_agrees_with(tmp_p
     for k in range(runs):
         data = small()
         tier(data, "tier1_silent").append(f"gen-{k} *")
+        tier(data, "tier3_blocking").append(f"gen-{k}-deploy *")
         put_protocol(project, data)
         procs.append(subprocess.Popen([HANDRAIL, "permissions"], cwd=project, text=True,
                                       stdout=subprocess.PIPE, stderr=subprocess.PIPE))
@@ -241,7 +250,7 @@ def test_runs_started_at_once_end_in_one_generation_that_check_agrees_with(tmp_p
 
 def assert_users_rules_survive(project: Path) -> None:
     claude = read_json(project / ".claude" / "settings.json")
-    assert claude["model"] == "opus" and "Bash(make docs *)" in claude["permissions"]["allow"]
+    assert claude["model"] == "opus" and claude["permissions"]["allow"] == ["Bash(make docs *)"]
     assert read_json(project / "opencode.json")["permission"]["bash"]["terraform plan *"] == "allow"
     assert "run_shell_command(cargo check)" in read_json(project / ".gemini" / "settings.json")["tools"]["allowed"]
 

@@ -12,6 +12,8 @@ import pytest
 from permkit import read_json, small, tier, write_protocol
 
 from handrail import permissions
+from handrail.policy import protocol as protocols
+from handrail.policy.protocol import Protocol
 
 USER_CLAUDE = {
     "model": "opus",
@@ -45,8 +47,8 @@ def test_every_user_rule_survives_and_nothing_is_written_twice(project: Path, ha
     got = read_json(settings)
     assert got["model"] == "opus" and got["env"] == {"FOO": "1"}
     assert got["permissions"]["defaultMode"] == "acceptEdits"
-    for rule in ("Bash(make docs *)", "Bash(git status *)", "Bash(ls *)", "Bash(handrail doctor *)"):
-        assert rule in got["permissions"]["allow"], rule
+    # the user's allow rules, and no Bash allow rule of handrail's (its hook allows tier 1 and 2)
+    assert got["permissions"]["allow"] == ["Bash(make docs *)", "Bash(git status *)"]
     assert "Read(/private/**)" in got["permissions"]["deny"] and "Read(/**/.env*)" in got["permissions"]["deny"]
     assert got["permissions"]["ask"] == ["Bash(git push --force *)", "Bash(rm -rf /)"]
     commands = [h["command"] for g in got["hooks"]["PreToolUse"] for h in g["hooks"]]
@@ -62,9 +64,13 @@ def test_every_user_rule_survives_and_nothing_is_written_twice(project: Path, ha
 def test_a_pattern_the_protocol_drops_disappears_and_the_users_own_stays(project: Path, handrail) -> None:  # type: ignore[no-untyped-def]
     settings = project / ".claude" / "settings.json"
     settings.parent.mkdir()
-    settings.write_text(json.dumps(USER_CLAUDE))
+    user = {**USER_CLAUDE, "permissions": {**USER_CLAUDE["permissions"], "ask": ["Bash(git push --force *)"]}}
+    settings.write_text(json.dumps(user))
     assert handrail("permissions", cwd=project).returncode == 0
+    assert read_json(settings)["permissions"]["ask"] == ["Bash(rm -rf /)", "Bash(git push --force *)"]
     data = small()
+    tier(data, "tier3_blocking").remove("rm -rf /")
+    tier(data, "tier3_blocking").remove("git push --force *")
     tier(data, "tier1_silent").remove("ls *")
     tier(data, "tier1_silent").remove("git status *")
     tier(data, "tier2_notified").remove("git push *")
@@ -74,12 +80,45 @@ def test_a_pattern_the_protocol_drops_disappears_and_the_users_own_stays(project
     r = handrail("permissions", cwd=project)
     assert r.returncode == 0, r.stderr
     perms = read_json(settings)["permissions"]
-    assert "Bash(ls *)" not in perms["allow"]                 # handrail's, dropped with the pattern
-    assert "Bash(git status *)" in perms["allow"]             # the user wrote it too: theirs stays
-    assert "Bash(git push *)" not in perms["allow"] and "Bash(git push *)" in perms["ask"]
-    assert "Bash(make *)" in perms["allow"] and "Bash(make docs *)" in perms["allow"]
+    assert "Bash(rm -rf /)" not in perms["ask"]               # handrail's, dropped with the pattern
+    assert "Bash(git push --force *)" in perms["ask"]         # the user wrote it too: theirs stays
+    assert "Bash(git push *)" in perms["ask"]                 # moved up: asked, never allowed
+    assert perms["allow"] == ["Bash(make docs *)", "Bash(git status *)"]  # only the user's, untouched
     opencode = read_json(project / "opencode.json")["permission"]["bash"]
     assert "ls *" not in opencode and opencode["git push *"] == "ask"
+
+
+def test_the_bash_allow_rules_an_earlier_handrail_wrote_are_removed_and_the_users_stay(
+        project: Path, handrail) -> None:  # type: ignore[no-untyped-def]
+    settings = project / ".claude" / "settings.json"
+    settings.parent.mkdir()
+    settings.write_text(json.dumps(USER_CLAUDE))
+    assert handrail("permissions", cwd=project).returncode == 0
+    # What an earlier handrail left: tier 1 and 2 as Bash allow rules before the user's, and
+    # in its record those it added (the user's `Bash(git status *)` stays the user's).
+    policy = protocols.resolve_tool(Protocol(small(), None), "claude")
+    earlier = [f"Bash({p.text})" for p in policy.allow]
+    user_allow = USER_CLAUDE["permissions"]["allow"]
+    owned = [rule for rule in earlier if rule not in user_allow]
+    assert "Bash(ls *)" in owned and "Bash(git push *)" in owned
+    old = read_json(settings)
+    old["permissions"]["allow"] = owned + user_allow
+    settings.write_text(json.dumps(old, indent=2) + "\n")
+    record_path = project / ".handrail" / "generated.json"
+    record = read_json(record_path)
+    record["files"][".claude/settings.json"]["permissions.allow"] = owned
+    record_path.write_text(json.dumps(record, indent=2) + "\n")
+    assert handrail("permissions", "--check", cwd=project).returncode == 1
+
+    r = handrail("permissions", cwd=project)
+    assert r.returncode == 0, r.stderr
+    got = read_json(settings)
+    assert got["permissions"]["allow"] == user_allow                  # exactly the user's, in their order
+    assert got["model"] == "opus" and got["env"] == {"FOO": "1"} and "Read(/private/**)" in got["permissions"]["deny"]
+    assert got["permissions"]["ask"] == ["Bash(git push --force *)", "Bash(rm -rf /)"]
+    assert read_json(record_path)["files"][".claude/settings.json"]["permissions.allow"] == []
+    r = handrail("permissions", "--check", cwd=project)
+    assert r.returncode == 0, r.stdout
 
 
 def test_opencode_rules_keep_star_first_and_tier_3_last_around_the_users(project: Path, handrail) -> None:  # type: ignore[no-untyped-def]
@@ -125,7 +164,7 @@ def test_backups_restore_what_was_overwritten(project: Path, handrail) -> None: 
     assert handrail("permissions", cwd=project).returncode == 0
     settings = project / ".claude" / "settings.json"
     edited = read_json(settings)
-    edited["permissions"]["allow"].remove("Bash(ls *)")
+    edited["permissions"]["ask"].remove("Bash(rm -rf /)")
     settings.write_text(json.dumps(edited, indent=4))
     rules = project / ".codex" / "rules" / "handrail.rules"
     rules.write_text(rules.read_text() + "prefix_rule(pattern=['rm'], decision='allow')\n")
@@ -181,11 +220,11 @@ def test_a_hook_script_that_lost_its_executable_bit_is_drift(project: Path, hand
 
 def test_dry_run_prints_the_diff_and_writes_nothing(project: Path, handrail) -> None:  # type: ignore[no-untyped-def]
     assert handrail("permissions", cwd=project).returncode == 0
-    write_protocol(project, small(tiers={**small()["tiers"], "tier1_silent": {"shell_patterns": ["git status *"]}}))
+    write_protocol(project, small(tiers={**small()["tiers"], "tier3_blocking": {"shell_patterns": ["rm -rf /"]}}))
     before = tree(project)
     r = handrail("permissions", "--dry-run", "--tool", "claude", cwd=project)
     assert r.returncode == 0, r.stderr
-    assert "--- a/.claude/settings.json" in r.stdout and '-      "Bash(ls *)",' in r.stdout
+    assert "--- a/.claude/settings.json" in r.stdout and '-      "Bash(git push --force *)",' in r.stdout
     assert tree(project) == before
 
 

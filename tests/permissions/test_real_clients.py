@@ -10,11 +10,13 @@ import os
 import subprocess
 import sys
 from concurrent.futures import ThreadPoolExecutor
+from fnmatch import fnmatchcase
 from pathlib import Path
 
 from helpers import HANDRAIL
 from permkit import client, read_json
 
+from handrail import prefixes
 from handrail.policy import protocol as protocols
 
 sys.path.insert(0, str(Path(__file__).parent.parent / "harnesses"))
@@ -46,6 +48,20 @@ def codex_engine() -> str:
     return wrapper
 
 
+def starts_like(head: list[str], pattern: str) -> bool:
+    """Could a command of `pattern` begin with the words `head`: each `*` one word, a
+    final `*` any words."""
+    ws = pattern.split()
+    for i, word in enumerate(head):
+        if i >= len(ws):
+            return False
+        if ws[i] == "*" and i == len(ws) - 1:
+            return True
+        if not fnmatchcase(word, ws[i]):
+            return False
+    return True
+
+
 def test_codex_prompts_for_every_tier_3_pattern_and_never_for_a_tier_1_command(repo: Path, handrail) -> None:  # type: ignore[no-untyped-def]
     codex = codex_engine()
     project = default_project(repo)
@@ -72,7 +88,13 @@ def test_codex_prompts_for_every_tier_3_pattern_and_never_for_a_tier_1_command(r
             assert got in ("prompt", "forbidden"), f"{pattern}: {' '.join(sample(pattern))} -> {got}"
     stricter = {p: d for p, d in silent.items() if d in ("prompt", "forbidden")}
     assert stricter == {}, stricter
-    assert len(left_to_hook) <= len(tier3) // 10, left_to_hook
+    # A pattern is left to the hook only where a prefix rule on its words before the first
+    # wildcard would also catch a tier-1 command (`aws * delete-* *` as `aws` would ask for
+    # `aws s3 ls`); every other tier-3 pattern is a prefix rule that Codex itself enforces.
+    for pattern in left_to_hook:
+        head = prefixes.literal_prefix(pattern)
+        assert not head or any(starts_like(head, t) for t in tier1), pattern
+    assert len(left_to_hook) <= len(tier3) // 5, left_to_hook  # most are rules of Codex's own
     assert "decision = \"allow\"" not in text  # codex is guarded in the default policy
 
     # What no prefix rule can hold, handrail's Codex hook refuses.
