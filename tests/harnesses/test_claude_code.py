@@ -103,8 +103,8 @@ def test_a_command_slow_to_judge_is_refused_and_the_victim_survives(project: Pat
     result, results = claude(project, [{"name": "Bash", "input": {"command": command, "description": "clean up"}}])
     assert (victim / "deep" / "keep.txt").read_text() == "still here\n"
     assert [d["tool_name"] for d in result["permission_denials"]] == ["Bash"]
-    if "took too long to judge" in json.dumps(results):
-        # Refused all the same; judged is better: the reason would name the rule.
-        pytest.xfail("brace expansion is expanded word by word, 2**20 words for this command, which takes longer "
-                     "than the deadline to judge")
-    assert "find-delete" in json.dumps(results)
+    # Judged, not timed out: brace expansion is counted as it expands, so 2**20 words are refused
+    # at once as more than handrail reads (the whole command then needs a human).
+    told = json.dumps(results)
+    assert "took too long to judge" not in told
+    assert "brace expansion makes more than 256 words" in told
