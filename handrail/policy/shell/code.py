@@ -281,6 +281,8 @@ def check_sql(part: Part, toks: list[str], ctx: Ctx) -> list[Finding]:
             return [(3, "sql-destroy", "redis-cli FLUSHALL/FLUSHDB deletes every key")]
     if part.stdin_text:
         texts.append(part.stdin_text)
+    if name == "sqlite3" and any(w.text in ("-readonly", "-safe") for w in words[1:]):
+        return []  # opened read-only: a destroying statement fails
     files = _sql_files(part, ctx)
     if isinstance(files, str):
         return [(3, "sql-destroy", files)]
@@ -350,7 +352,7 @@ def _sql_files(part: Part, ctx: Ctx) -> list[str] | str:
         try:
             with open(path, encoding="utf-8", errors="replace") as f:
                 text = f.read(SCRIPT_LIMIT + 1)
-        except OSError:
+        except OSError:  # missing too: an earlier part of the command line may write it
             return f"{part.name} runs SQL from {w.raw}, which handrail cannot read"
         if len(text) > SCRIPT_LIMIT:
             return f"{part.name} runs SQL from {w.raw}, more than handrail reads"

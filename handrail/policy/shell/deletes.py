@@ -102,14 +102,7 @@ def _everything(path: str) -> bool:
 
 def check_find(part: Part, toks: list[str], ctx: Ctx) -> list[Finding]:
     texts = [w.text for w in part.words]
-    deletes = "-delete" in texts
-    for i, t in enumerate(texts):
-        if t in ("-exec", "-execdir", "-ok", "-okdir") and i + 1 < len(texts):
-            from handrail.policy.shell.unwrap import prog_name
-
-            if prog_name(texts[i + 1]) in ("rm", "unlink", "shred", "srm", "rimraf"):
-                deletes = True
-    if not deletes:
+    if not _find_deletes(texts):
         return []
     roots = []
     for w in part.words[1:]:
@@ -123,6 +116,36 @@ def check_find(part: Part, toks: list[str], ctx: Ctx) -> list[Finding]:
             _only_regenerable(part.words[len(roots) + 1 :]):
         return [(2, "find-delete", "find deletes regenerable outputs only")]
     return [(3, "find-delete", "find deletes every file it matches")]
+
+
+# find's primaries that take the next word as their value: `-name -delete` names a file.
+_FIND_ARGS = frozenset({"-name", "-iname", "-path", "-ipath", "-wholename", "-iwholename", "-regex", "-iregex",
+                        "-type", "-xtype", "-user", "-group", "-perm", "-size", "-newer", "-mtime", "-mmin", "-atime",
+                        "-amin", "-ctime", "-cmin", "-maxdepth", "-mindepth", "-lname", "-ilname", "-samefile",
+                        "-inum", "-links", "-uid", "-gid", "-fstype", "-printf", "-fprint", "-fprintf", "-fls",
+                        "-regextype", "-newermt", "-used"})
+
+
+def _find_deletes(texts: list[str]) -> bool:
+    """Does find delete: `-delete` as an action (not a file name nor an argument of -exec echo),
+    or -exec/-ok of a program that removes?"""
+    from handrail.policy.shell.unwrap import prog_name
+
+    i = 1
+    while i < len(texts):
+        t = texts[i]
+        if t in _FIND_ARGS:
+            i += 2
+            continue
+        if t == "-delete":
+            return True
+        if t in ("-exec", "-execdir", "-ok", "-okdir"):
+            if i + 1 < len(texts) and prog_name(texts[i + 1]) in ("rm", "unlink", "shred", "srm", "rimraf", "rmdir"):
+                return True
+            while i < len(texts) and texts[i] not in (";", "+"):
+                i += 1
+        i += 1
+    return False
 
 
 # The tests a `find … -delete` may combine with names of regenerable outputs and stay tier 2.

@@ -243,6 +243,11 @@ def _decide(v: _Verdict, eng: Engine, ctx: cmdrules.Ctx) -> None:
     found = cmdrules.findings(part, v.toks, ctx)
     hit = v.hit
     f3 = [f for f in found if f[0] == 3]
+    if _asks_for_help(part):
+        v.tier = 1
+        v.reasons.append({"part": part.text, "tier": 1, "reason": "rule", "rule": "help", "source": cmdrules.SOURCE,
+                          "why": f"{part.name} --help (or --version) prints and exits"})
+        return
     if hit is not None and hit.deny and not f3 and _dry_run(part, v.toks):
         v.tier = 2
         v.reasons.append({"part": part.text, "tier": 2, "reason": "rule", "rule": "dry-run", "source": cmdrules.SOURCE,
@@ -290,7 +295,30 @@ DRY_RUNS = frozenset({("npm", "publish"), ("pnpm", "publish"), ("yarn", "publish
                       ("poetry", "publish"), ("uv", "publish"), ("helm", "install"), ("helm", "upgrade"),
                       ("helm", "uninstall"), ("kubectl", "apply"), ("kubectl", "delete"), ("kubectl", "create"),
                       ("kubectl", "replace"), ("kubectl", "patch"), ("kubectl", "scale"), ("kubectl", "drain"),
-                      ("gh", "release"), ("lerna", "publish"), ("semantic-release", "")})
+                      ("gh", "release"), ("lerna", "publish"), ("semantic-release", ""), ("aws", "s3")})
+
+
+# Programs whose `--help` handrail does not take on trust: a script or a wrapper may run first.
+_NO_HELP = frozenset({"bash", "sh", "zsh", "dash", "ksh", "fish", "eval", "source", ".", "exec", "xargs", "env",
+                      "sudo", "doas", "su", "make", "npm", "npx", "yarn", "pnpm", "bun", "deno", "python", "node",
+                      "perl", "ruby", "php", "java", "go", "cargo", "gradle", "mvn", "dotnet", "uv", "poetry",
+                      "rake", "rails", "mix", "ansible-playbook", "docker", "podman", "kubectl", "ssh", "parallel",
+                      "watch", "time", "timeout", "nohup", "nice", "command", "builtin", "busybox", "find", "rm",
+                      "rmdir", "dd", "shred", "wipefs", "fdisk", "mkfs", "kill", "pkill", "killall", "chmod", "chown",
+                      "truncate", "mv", "cp"})
+
+
+def _asks_for_help(part: unwrap.Part) -> bool:
+    """`git push --help`, `helm install --help`, `terraform --version`: the program prints its manual
+    or version and exits, running nothing. Taken only from a program named plainly (not a path to
+    a script), with nothing run at run time and no redirection."""
+    words = part.words
+    if len(words) < 2 or part.via or part.redirs or part.flags or any(w.dyn for w in words):
+        return False
+    if "/" in words[0].raw or part.name in _NO_HELP or part.name in cmdrules.INTERPRETERS:
+        return False
+    last = words[-1].text
+    return last in ("--help", "--version") or (last == "-h" and len(words) == 2)
 
 
 def _dry_run(part: unwrap.Part, toks: list[str]) -> bool:
@@ -298,7 +326,8 @@ def _dry_run(part: unwrap.Part, toks: list[str]) -> bool:
     sub = next((t for t in words if not t.startswith("-")), "")
     if (part.name, sub) not in DRY_RUNS and (part.name, "") not in DRY_RUNS:
         return False
-    return any(t in ("--dry-run", "--dry-run=client", "--dry-run=server") for t in words)
+    return any(t in ("--dry-run", "--dry-run=client", "--dry-run=server") or (t == "--dryrun" and part.name == "aws")
+               for t in words)
 
 
 def summary(answer: dict) -> str:

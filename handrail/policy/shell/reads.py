@@ -48,7 +48,7 @@ def read_refusal(path: str) -> Refusal | None:
         # one set: a single pass over the compiled patterns, which names the one that matched
         _SETS.append((PatternSet(SECRETS + CREDENTIALS, ignore_case=True), ""))
     pattern = _SETS[0][0].match(path.lstrip("/"))
-    if pattern is None:
-        return None
+    if pattern is None or (".ssh/" in pattern and ".pub" in path.rsplit("/", 2)[-2] + path.rsplit("/", 1)[-1]):
+        return None  # a public key is meant to be shared
     why = _WHY.get(pattern) or (_CREDENTIALS_WHY if pattern in CREDENTIALS else "secrets")
     return Refusal(FORBIDDEN_FILE, pattern, BUILTIN_FORBIDDEN, why)

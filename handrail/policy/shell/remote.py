@@ -46,9 +46,9 @@ def _value(words: list[Word], names: frozenset[str]) -> str | None:
 
 def _verdict(part: Part, method: str, sends: bool) -> list[Finding]:
     method = method.upper()
-    if method in ("GET", "HEAD", "OPTIONS") and not sends:
+    if method in ("GET", "HEAD", "OPTIONS", "TRACE") and not sends:
         return []
-    what = f"sends a {method} request" if method not in ("GET", "HEAD", "OPTIONS") else "sends data"
+    what = f"sends a {method} request" if method not in ("GET", "HEAD", "OPTIONS", "TRACE") else "sends data"
     if _local(part.words) and method != "DELETE":
         return [(2, "network-send", f"{part.name} {what} to this machine")]
     return [(3, "network-send", f"{part.name} {what}, which changes state or hands data to someone else")]
@@ -274,3 +274,31 @@ def check_serve(part: Part, ctx: Ctx) -> list[Finding]:
     if bind.startswith(_LOOPBACK):
         return [(2, "network-send", f"{part.name} serves files to this machine only")]
     return [(3, "network-send", f"{part.name} serves the folder to the network ({bind or 'every interface'})")]
+
+
+# Ad-hoc modules that only gather facts or test the connection.
+_ANSIBLE_READS = frozenset({"ping", "setup", "gather_facts", "ansible.builtin.ping", "ansible.builtin.setup",
+                            "debug", "ansible.builtin.debug", "stat", "ansible.builtin.stat"})
+_INVENTORY_DATA = (".ini", ".yml", ".yaml", ".cfg", ".txt", ".json", ".toml", "/hosts", "/inventory")
+_PLAYBOOK_READS = frozenset({"--syntax-check", "--list-hosts", "--list-tasks", "--list-tags", "--help", "-h",
+                             "--version"})
+
+
+def check_ansible(part: Part, ctx: Ctx) -> list[Finding]:
+    """ansible runs modules on other machines: only fact-gathering and listings are reads."""
+    texts = [w.text for w in part.words[1:]]
+    inventory = [texts[i + 1] for i, t in enumerate(texts[:-1]) if t in ("-i", "--inventory", "--inventory-file")]
+    inventory += [t.split("=", 1)[1] for t in texts if t.startswith(("--inventory=", "--inventory-file="))]
+    if any("," not in v and not v.endswith(_INVENTORY_DATA) for v in inventory):
+        # an inventory that is not a data file may be a script, which ansible runs to list the hosts
+        return [(3, "dynamic", f"{part.name} -i {inventory[0]} may run an inventory script")]
+    if part.name == "ansible-playbook":
+        if any(t in _PLAYBOOK_READS for t in texts):
+            return []
+        return [(3, "system", "ansible-playbook changes the machines of its inventory")]
+    if any(t in ("--help", "-h", "--version", "--list-hosts") for t in texts):
+        return []
+    module = next((texts[i + 1] for i, t in enumerate(texts[:-1]) if t in ("-m", "--module-name")), "command")
+    if module in _ANSIBLE_READS and not any(t in ("-a", "--args", "-b", "--become") for t in texts):
+        return []
+    return [(3, "system", f"ansible runs the {module} module on the machines of its inventory")]

@@ -89,6 +89,7 @@ _register((*remote._DB_RESETS, "python", "php", "npx", "bin/rails", "node", "bun
           _plain(remote.check_db_reset))
 _register(("docker", "podman", "nerdctl"), "system", _plain(remote.check_container))
 _register(("python", "php"), "network-send", _plain(remote.check_serve))
+_register(("ansible", "ansible-playbook"), "system", _plain(remote.check_ansible))
 _register(("tmux", "screen"), "dynamic", _plain(remote.check_multiplexer))
 
 

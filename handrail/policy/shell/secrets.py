@@ -368,9 +368,16 @@ def _recursive_search(part: Part, ctx: Ctx) -> list[Finding]:
     if any(t.startswith(("--exclude", "--exclude-dir", "-g", "--glob", "--iglob")) and
            ("env" in t or "secret" in t or "!" in t) for t in texts):
         return []
-    roots = [resolve(w, part.cwd, ctx.home) for w in part.words[2:] if not w.text.startswith("-")]
-    roots = [r for r in roots if r is not None and __import__("os").path.isdir(r)] or (
-        [part.cwd] if part.cwd else [])
+    import os
+
+    start = 2 if name == "git" else 1
+    ops = [w for w in part.words[start:] if not w.text.startswith("-")]
+    if not any(t in ("-e", "--regexp", "-f", "--file") or t.startswith(("--regexp=", "--file=")) for t in texts):
+        ops = ops[1:]  # the first operand is the pattern
+    named = [resolve(w, part.cwd, ctx.home) for w in ops]
+    roots = [r for r in named if r is not None and os.path.isdir(r)]
+    if not roots and not named and part.cwd:
+        roots = [part.cwd]  # `grep -r x`, `rg -uu x`: the current folder
     found = _find_secret(roots)
     if found is None:
         return [(3, "secret-read", f"{name} searches a tree too large to check for secrets ({WALK_LIMIT:,} entries)")]

@@ -76,6 +76,9 @@ _KERNEL_READS = {
     "nft": ("list",), "route": ("-n",), "tc": ("show", "-s"), "reg": ("query",), "sc": ("query", "qc"),
     "netsh": ("show",),
 }
+_IFCONFIG_CHANGES = frozenset({"up", "down", "inet", "inet6", "netmask", "mtu", "add", "del", "hw", "ether",
+                               "promisc", "-promisc", "alias", "-alias", "broadcast", "dstaddr", "arp", "-arp",
+                               "metric", "txqueuelen", "create", "destroy"})
 _SCHEDULERS = frozenset({"at", "batch", "atrm", "schtasks", "systemd-run"})
 
 
@@ -171,6 +174,8 @@ def check_services(part: Part, ctx: Ctx) -> list[Finding]:
             return []
         if name in ("ip", "ifconfig") and not words:
             return []
+        if name == "ifconfig" and len(words) <= 2 and not set(words) & _IFCONFIG_CHANGES:
+            return []  # `ifconfig eth0`, `ifconfig -s`: shows the interfaces
         return _why(part, "changes the kernel, the network, users or the boot")
     return []
 
