@@ -56,7 +56,9 @@ def check_rm(part: Part, toks: list[str], ctx: Ctx) -> list[Finding]:
         shown = w.raw
         if path is None:
             return [(3, "rm-recursive", f"{part.name} -r deletes {shown}, a path only known at run time")]
-        if path == ctx.project or ctx.project.startswith(path.rstrip("/") + "/"):
+        if path == ctx.project or ctx.project.startswith(path.rstrip("/") + "/") or (
+                w.glob and ctx.project.startswith(os.path.dirname(path) + "/")):
+            # `cd .. && rm -rf *`: a glob in a folder above the work tree names the work tree too
             return [(3, "rm-recursive", f"{part.name} -r deletes {shown}: the whole work tree")]
         if in_project(path, ctx):
             if regenerable(path[len(ctx.project) + 1 :]):
@@ -126,6 +128,10 @@ _FIND_ARGS = frozenset({"-name", "-iname", "-path", "-ipath", "-wholename", "-iw
                         "-regextype", "-newermt", "-used"})
 
 
+_EXEC_WRAPPERS = frozenset({"env", "command", "builtin", "exec", "nice", "nohup", "sudo", "doas", "busybox", "time",
+                            "stdbuf", "ionice", "setsid", "timeout", "xargs"})
+
+
 def _find_deletes(texts: list[str]) -> bool:
     """Does find delete: `-delete` as an action (not a file name nor an argument of -exec echo),
     or -exec/-ok of a program that removes?"""
@@ -140,7 +146,12 @@ def _find_deletes(texts: list[str]) -> bool:
         if t == "-delete":
             return True
         if t in ("-exec", "-execdir", "-ok", "-okdir"):
-            if i + 1 < len(texts) and prog_name(texts[i + 1]) in ("rm", "unlink", "shred", "srm", "rimraf", "rmdir"):
+            j = i + 1
+            # `-exec env rm -rf {} ;`, `-exec command rm …`: look through what only runs the rest
+            while j < len(texts) and (prog_name(texts[j]) in _EXEC_WRAPPERS or "=" in texts[j] or
+                                      (texts[j].startswith("-") and j > i + 1)):
+                j += 1
+            if j < len(texts) and prog_name(texts[j]) in ("rm", "unlink", "shred", "srm", "rimraf", "rmdir"):
                 return True
             while i < len(texts) and texts[i] not in (";", "+"):
                 i += 1

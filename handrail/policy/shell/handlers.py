@@ -721,7 +721,8 @@ def _shell(flat: Flat, part: Part, name: str, words: list[Word], st: State) -> l
             rule = DOWNLOAD if _has_download(script) else DYNAMIC
             part.flags.append((rule, f"{name} runs a script only known at run time"))
             return words
-        text = _read_script(script, part, flat.home)
+        written = unwrap.resolve(script, part.cwd, flat.home) in flat.files
+        text = None if written else _read_script(script, part, flat.home)  # written earlier: note_run judges it
         if text is not None and part.script_text is None:
             # the script is code handrail can read: its commands are judged as if typed
             flat.shell_text(part, text, False, False, f"{name} {script.raw}", st, words)

@@ -32,8 +32,12 @@ CREDENTIALS = (
     "etc/shadow", "etc/gshadow", "etc/shadow-", "etc/sudoers", "etc/sudoers.d/**", "etc/ssh/ssh_host_*_key",
     "etc/ssl/private/**", "**/.bash_history", "**/.zsh_history", "**/.python_history", "**/.psql_history",
     "**/.mysql_history", "**/.node_repl_history", "proc/*/environ", "proc/self/environ", "proc/*/task/*/environ",
+    # a person's own data on the machine: messages, mail, browser history and cookies
+    "**/Library/Messages/**", "**/Library/Mail/**", "**/Library/Safari/**", "**/Library/Cookies/**",
+    "**/Library/Application Support/Google/Chrome/**", "**/Library/Application Support/Firefox/**",
+    "**/.mozilla/firefox/**", "**/.config/google-chrome/**", "**/.config/chromium/**", "**/.thunderbird/**",
 )
-_CREDENTIALS_WHY = "a credential file: keys, tokens or passwords of the machine's user"
+_CREDENTIALS_WHY = "a credential or private file of the machine's user: keys, tokens, passwords, messages"
 _WHY = {pattern: why for pattern, _who, why in DEFAULT_FORBIDDEN}
 _SETS: list[tuple[PatternSet, str]] = []
 

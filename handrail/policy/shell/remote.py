@@ -190,7 +190,9 @@ def check_db_reset(part: Part, ctx: Ctx) -> list[Finding]:
             continue
         rest = words[i + 1 :]
         joined = " ".join(rest)
-        hit = next((v for v in verbs if v in rest or (" " in v and v in joined)), None)
+        # `rake db:drop:all`, `rails db:reset:all`: a namespaced form of the verb does the same
+        hit = next((v for v in verbs if v in rest or (" " in v and v in joined) or
+                    any(r.startswith(v + ":") for r in rest)), None)
         if hit is not None and (name != "dotnet" or "database" in rest):
             return [(3, "db-reset", f"{base} {hit} drops or resets a database")]
     return []
@@ -292,6 +294,8 @@ def check_ansible(part: Part, ctx: Ctx) -> list[Finding]:
     if any("," not in v and not v.endswith(_INVENTORY_DATA) for v in inventory):
         # an inventory that is not a data file may be a script, which ansible runs to list the hosts
         return [(3, "dynamic", f"{part.name} -i {inventory[0]} may run an inventory script")]
+    if any(t in ("-C", "--check") for t in texts):
+        return []  # check mode changes nothing (modules without it, such as command, are skipped)
     if part.name == "ansible-playbook":
         if any(t in _PLAYBOOK_READS for t in texts):
             return []

@@ -309,6 +309,11 @@ def check_secret_reads(part: Part, ctx: Ctx) -> list[Finding]:
             out.append((3, "secret-read", f"{part.name or 'the shell'} {verb} {shown}, which matches '{refusal.rule}' "
                                           f"({refusal.source}: {refusal.why}): a secret the Read tool may not "
                                           "open either"))
+    if not out and part.name in _READ_ALL:
+        whole = next((w for w in part.words[1:] if w.dyn and not w.text.replace(SENT, "").strip("/\"'")), None)
+        if whole is not None:
+            # `cat "$(echo .env)"`, `cat $(ls -a | grep env)`: what it prints is a file chosen at run time
+            out.append((3, "secret-read", f"{part.name} prints {whole.raw}, a file only known at run time"))
     if not out and part.name in _RECURSIVE_SEARCH:
         out += _recursive_search(part, ctx)
     return out

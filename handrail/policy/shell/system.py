@@ -187,6 +187,8 @@ def _kernel_change(name: str, words: list[str]) -> bool:
     if name == "sysctl":
         return any("=" in w or w in ("-w", "--write", "-p", "--load", "--system") for w in words)
     if name == "ip":
+        if any(w in ("show", "list", "ls", "get") for w in words[:3]):
+            return False  # `ip link show up` lists the interfaces that are up
         return any(w in ("add", "del", "delete", "flush", "set", "change", "replace", "down", "up") for w in words)
     return False
 
