@@ -207,7 +207,19 @@ def _answer_lines(lines: list[str], offset: int, out: object, eng: object, cwd: 
     from handrail.policy.shell import engine as commands
 
     worst = EXIT_OK
-    dumps = json.JSONEncoder(ensure_ascii=False, check_circular=False).encode
+    fast = json.JSONEncoder(ensure_ascii=False, check_circular=False).encode
+    safe = json.JSONEncoder(check_circular=False).encode
+
+    def dumps(answer: object) -> str:
+        # a command quoting a lone surrogate cannot be written as UTF-8: escape that line
+        text = fast(answer)
+        if not text.isascii():
+            try:
+                text.encode("utf-8")
+            except UnicodeEncodeError:
+                return safe(answer)
+        return text
+
     loads = json.loads
     classify = commands.classify
     buf: list[str] = []

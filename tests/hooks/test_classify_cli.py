@@ -101,6 +101,17 @@ def test_batch_exit_code_is_the_worst_answer(handrail, tmp_path: Path) -> None:
     assert "line 2" in answers[1]["error"] and "line 3" in answers[2]["error"]
 
 
+def test_batch_answers_a_command_quoting_a_lone_surrogate(handrail, tmp_path: Path) -> None:
+    # `\ud800` in the JSON cannot be written back as UTF-8: the answer is escaped, and the lines
+    # after it are answered too.
+    lines = '{"command": "rm -rf \\ud800 src"}\n{"command": "ls"}\n'
+    r = handrail("classify", "--batch", "-", input=lines, cwd=tmp_path)
+    assert r.returncode == 1, r.stderr
+    answers = [json.loads(line) for line in r.stdout.splitlines()]
+    assert [a["decision"] for a in answers] == ["ask", "allow"]
+    assert answers[0]["command"] == "rm -rf \ud800 src"
+
+
 def test_a_large_batch_keeps_its_order(handrail, tmp_path: Path) -> None:
     commands = [f"git show HEAD~{i}" if i % 3 else f"rm -rf /srv/{i}" for i in range(6000)]
     source = tmp_path / "big.jsonl"
