@@ -223,10 +223,17 @@ def _shell(q: Question, project: str, cwd: str, *, harness: str, agent: str | No
     from handrail.policy import protocol as protocols
     from handrail.policy.shell.rules import home_dir
 
+    from handrail.policy.shell import unwrap
+    from handrail.policy.shell.syntax import ShellSyntaxError
+
     command = q.command
     home = home_dir()
-    # What the command writes inside the project is an edit, and gets can-edit's answer.
-    targets = [p for p in writes.written_paths(command, cwd, home)
+    try:  # parsed once, for both questions: what it touches, and which tier it is in
+        parts: list | None = unwrap.split(command, cwd, home)
+    except ShellSyntaxError:
+        parts = None  # classify answers tier 3 for it
+    # What the command writes or removes inside the project is an edit, and gets can-edit's answer.
+    targets = [p for p in (writes.touched_paths(parts, home) if parts is not None else [])
                if not p.startswith("/dev/") and _inside(p, project) is not None]
     if targets:
         refused = _edit_refusal(targets, project, cwd, agent, harness, q.tool, command)
@@ -235,7 +242,8 @@ def _shell(q: Question, project: str, cwd: str, *, harness: str, agent: str | No
     proto = protocols.load(project)
     # A protocol without this harness in its tools (a v1.0 file) is read for all tools.
     tool = harness if harness in (proto.data.get("tools") or {}) else None
-    answer = commands.classify(command, commands.engine(proto, tool), cwd=cwd, project=project, home=home)
+    answer = commands.classify(command, commands.engine(proto, tool), cwd=cwd, project=project, home=home,
+                               parts=parts)
     tier = answer["tier"]
     if tier is None:
         return Answer(NONE)

@@ -129,6 +129,23 @@ def test_what_a_command_writes_is_an_edit_with_the_same_scope_check(project: Pat
     assert f"writes {written}" in why
 
 
+@pytest.mark.parametrize("command, removed", [
+    ("rm README.md", "README.md"),
+    ("rm -f src/vendor/lib.js", "src/vendor/lib.js"),
+    ("mv src/vendor/lib.js src/lib.js", "src/vendor/lib.js"),
+    ("git rm docs/guide.md", "docs/guide.md"),
+])
+def test_what_a_command_deletes_or_moves_away_is_an_edit_too(project: Path, command: str, removed: str) -> None:
+    decision, why, _ = bash(project, command)
+    assert decision == "deny"
+    assert f"writes {removed}" in why or removed in why
+
+
+def test_deleting_inside_the_scope_or_a_regenerable_output_runs(project: Path) -> None:
+    decision, _, _ = bash(project, "rm src/old.py && rm -rf src/__pycache__ node_modules")
+    assert decision == "allow"
+
+
 def test_a_command_that_writes_inside_the_scope_runs(project: Path) -> None:
     decision, _, reply = bash(project, "echo hi > src/new.py && cp src/app.py tests/")
     assert decision == "allow"  # tier 2 (a redirection writes a file): allowed with a notice

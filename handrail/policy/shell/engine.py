@@ -117,10 +117,14 @@ class _Verdict:
         self.wild: list[bool] = []
 
 
-def classify(text: str, eng: Engine, *, cwd: str, project: str, home: str) -> dict:
-    """The answer for one command: command, tier, decision, reasons (strictest first), message."""
+def classify(text: str, eng: Engine, *, cwd: str, project: str, home: str,
+             parts: list[unwrap.Part] | None = None) -> dict:
+    """The answer for one command: command, tier, decision, reasons (strictest first), message.
+    `parts`: the command already split (`unwrap.split`), so that a caller asking two questions
+    of one command (what it writes, which tier) parses it once."""
     try:
-        parts = unwrap.split(text, cwd, home)
+        if parts is None:
+            parts = unwrap.split(text, cwd, home)
     except ShellSyntaxError as e:
         reason = {"part": text.strip()[:200], "tier": 3, "reason": "unparseable", "rule": "unparseable",
                   "source": cmdrules.SOURCE, "why": f"cannot be parsed: {e}"}

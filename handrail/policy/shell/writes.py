@@ -24,7 +24,7 @@ COPIERS = frozenset({"cp", "mv", "install", "ln", "rsync", "scp"})
 
 
 def written_paths(text: str, cwd: str, home: str) -> list[str]:
-    """Absolute, normalised paths that `text` writes, in order, without repeats.
+    """Absolute, normalised paths that `text` writes or removes, in order, without repeats.
 
     Text that cannot be parsed writes nothing here: the classifier puts it in tier 3.
     """
@@ -32,12 +32,23 @@ def written_paths(text: str, cwd: str, home: str) -> list[str]:
         parts = unwrap.split(text, cwd, home)
     except ShellSyntaxError:
         return []
+    return touched_paths(parts, home)
+
+
+def touched_paths(parts: list[unwrap.Part], home: str) -> list[str]:
+    """What the simple commands of one command line write, and what they delete or move away:
+    both are edits, judged against the task's scope. Removing a regenerable output
+    (`rm -rf node_modules`) is no edit of the project."""
     out: dict[str, None] = {}
     for part in parts:
         if not part.redirs and not part.words:
             continue
         toks, _ = cmdmatch.command_tokens(part.words, part.extra) if part.words else ([], [])
-        written, _removed = cmdrules.write_targets(part, toks)
+        written, removed = cmdrules.write_targets(part, toks)
+        for word in removed:
+            path = unwrap.resolve(word, part.cwd, home)
+            if path is not None and not _regenerable(path):
+                out[path] = None
         redirected = {id(r.target) for r in part.redirs if r.target is not None}
         for word in written:
             if part.name in METADATA and id(word) not in redirected:
@@ -52,6 +63,12 @@ def written_paths(text: str, cwd: str, home: str) -> list[str]:
                 continue
             out[path] = None
     return list(out)
+
+
+def _regenerable(path: str) -> bool:
+    from handrail.policy.shell.deletes import regenerable
+
+    return regenerable(path.lstrip("/"))
 
 
 def _source_names(part: unwrap.Part, target: Word, path: str, home: str) -> list[str]:
