@@ -19,13 +19,10 @@ MAX_FUNCTION_LINES = 80
 KNOWN_OVER = frozenset({
     f"{PACKAGE}.code",      # _inline_code: one function for every interpreter's options
     f"{PACKAGE}.gitrules",  # check_git
-    f"{PACKAGE}.handlers",  # the module, and step(): one ladder of wrapper programs
-    f"{PACKAGE}.patterns",  # the module
     f"{PACKAGE}.secrets",   # _secret_sources
-    f"{PACKAGE}.unwrap",    # the module
 })
-# One loop: unwrap and handlers import each other (system is tied in through a type hint).
-KNOWN_CYCLE = frozenset({f"{PACKAGE}.{m}" for m in ("handlers", "system", "unwrap")})
+# Modules in an import loop, until it is cut (none today).
+KNOWN_CYCLE: frozenset[str] = frozenset()
 
 
 def _modules() -> dict[str, Path]:

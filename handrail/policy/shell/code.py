@@ -15,7 +15,7 @@ from handrail.policy.shell.syntax import Word
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from handrail.policy.shell.unwrap import Part
+    from handrail.policy.shell.parts import Part
 
     Finding = tuple[int, str, str]
 
@@ -175,7 +175,7 @@ def _script_file(part: Part, lang: str, ctx: Ctx) -> tuple[str, str] | str | Non
     it runs none (a module, `--version`) or the file does not exist (the run fails)."""
     if lang not in ("python", "js", "perl", "ruby", "php"):
         return None
-    from handrail.policy.shell.unwrap import resolve
+    from handrail.policy.shell.parts import resolve
 
     ops = [w for w in part.words[1:] if not w.text.startswith("-")]
     if not ops or any(w.text in ("-m", "-c", "-e") for w in part.words[1:]):
@@ -230,9 +230,9 @@ def _judge(part: Part, lang: str, code: str, ctx: Ctx, *, inline: bool) -> list[
 def _code_paths(part: Part, paths: tuple[str, ...], ctx: Ctx, *, write: bool) -> list[Finding]:
     """The path rules for what code names: protected and system paths for writes, secrets for reads."""
     from handrail.policy.shell.common import _protected, sensitive
+    from handrail.policy.shell.parts import resolve
     from handrail.policy.shell.reads import read_refusal
     from handrail.policy.shell.syntax import Word
-    from handrail.policy.shell.unwrap import resolve
 
     out: list[Finding] = []
     for text in paths:
@@ -337,7 +337,7 @@ def _unbounded_change(sql: str) -> str | None:
 
 def _sql_files(part: Part, ctx: Ctx) -> list[str] | str:
     """The SQL a client reads from files (`psql -f x.sql`, `mysql db < dump.sql`), or why it cannot."""
-    from handrail.policy.shell.unwrap import resolve
+    from handrail.policy.shell.parts import resolve
 
     words = part.words
     named = [words[i + 1] for i, w in enumerate(words[:-1]) if w.text in ("-f", "--file", "--init")]

@@ -5,13 +5,13 @@ from __future__ import annotations
 import os
 
 from handrail.policy.shell.common import Ctx, in_project, is_temp, operands, rx
-from handrail.policy.shell.patterns import flag_name, is_flag
-from handrail.policy.shell.unwrap import resolve
+from handrail.policy.shell.parts import resolve
+from handrail.policy.shell.tokens import flag_name, is_flag
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from handrail.policy.shell.parts import Part
     from handrail.policy.shell.syntax import Word
-    from handrail.policy.shell.unwrap import Part
 
     Finding = tuple[int, str, str]
 
@@ -105,7 +105,7 @@ def check_find(part: Part, toks: list[str], ctx: Ctx) -> list[Finding]:
     deletes = "-delete" in texts
     for i, t in enumerate(texts):
         if t in ("-exec", "-execdir", "-ok", "-okdir") and i + 1 < len(texts):
-            from handrail.policy.shell.unwrap import prog_name
+            from handrail.policy.shell.parts import prog_name
 
             if prog_name(texts[i + 1]) in ("rm", "unlink", "shred", "srm", "rimraf"):
                 deletes = True

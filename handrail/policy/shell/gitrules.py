@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 from handrail.policy.shell.common import _HOOKS_PATH, Ctx, rx
-from handrail.policy.shell.patterns import AFTER_DD, flag_name, is_flag
+from handrail.policy.shell.tokens import AFTER_DD, flag_name, is_flag
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from handrail.policy.shell.unwrap import Part
+    from handrail.policy.shell.parts import Part
 
     Finding = tuple[int, str, str]
 

@@ -6,13 +6,13 @@ from __future__ import annotations
 import re
 
 from handrail.policy.shell.common import Ctx, in_project
+from handrail.policy.shell.parts import resolve
 from handrail.policy.shell.syntax import SENT, Word
 from handrail.policy.shell.targets import _cp_operands, _option_files
-from handrail.policy.shell.unwrap import resolve
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from handrail.policy.shell.unwrap import Part
+    from handrail.policy.shell.parts import Part
 
     Finding = tuple[int, str, str]
 
@@ -253,7 +253,7 @@ def _pathlike(w: Word, part: Part) -> bool:
 def _git_reads(words: list[Word]) -> list[Word]:
     """`git show :.env`, `git show HEAD:.env`, `git cat-file -p HEAD:secrets/x`, `git diff --no-index a .env`,
     `git log -p -- .env`, `git blame .env`: the path after a revision's colon, or the operand."""
-    from handrail.policy.shell.unwrap import prog_name
+    from handrail.policy.shell.parts import prog_name
 
     sub = next((w for w in words[1:] if not w.text.startswith("-")), None)
     if sub is None or prog_name(sub.text) not in _GIT_READS:
