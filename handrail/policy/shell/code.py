@@ -11,104 +11,17 @@ from handrail.policy.shell.common import (
     Ctx,
     rx,
 )
+from handrail.policy.shell.interp import inline_code
 from handrail.policy.shell.syntax import Word
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from handrail.policy.shell.unwrap import Part
+    from handrail.policy.shell.parts import Part
 
     Finding = tuple[int, str, str]
 
 
 # --------------------------------------------------------------------------- code given to interpreters
-
-
-def _inline_code(part: Part) -> tuple[str, list[tuple[str, bool]], bool]:
-    """(language, [(code, built at run time)], reads code from stdin)."""
-    name = part.name
-    words = part.words
-    codes: list[tuple[str, bool]] = []
-    n = len(words)
-    i = 1
-    if name == "python":
-        while i < n:
-            t = words[i].text
-            if t == "-":
-                return "python", codes, True
-            if t in ("-m",) or (not t.startswith("-")):
-                return "python", codes, False
-            if t in ("-W", "-X", "--check-hash-based-pycs"):
-                i += 2
-                continue
-            if not t.startswith("--") and "c" in t[1:]:
-                at = t.index("c", 1)
-                if at + 1 < len(t):
-                    codes.append((t[at + 1 :], words[i].dyn))
-                elif i + 1 < n:
-                    codes.append((words[i + 1].text, words[i + 1].dyn))
-                return "python", codes, False
-            if not t.startswith("--") and "m" in t[1:]:
-                return "python", codes, False
-            i += 1
-        return "python", codes, True
-    if name in ("node", "bun", "deno"):
-        if name == "deno" and n > 1:
-            if words[1].text == "eval" and n > 2:
-                return "js", [(words[2].text, words[2].dyn)], False
-            return "js", codes, False
-        while i < n:
-            t = words[i].text
-            if t in ("-e", "--eval", "-p", "--print") and i + 1 < n:
-                codes.append((words[i + 1].text, words[i + 1].dyn))
-                i += 2
-                continue
-            if t.startswith(("--eval=", "--print=")):
-                codes.append((t.split("=", 1)[1], words[i].dyn))
-            elif t == "-":
-                return "js", codes, True
-            elif t in ("-r", "--require", "--import", "--loader"):
-                i += 2
-                continue
-            elif not t.startswith("-"):
-                return "js", codes, False
-            i += 1
-        return "js", codes, not codes and name == "node"
-    if name in ("perl", "ruby", "php"):
-        flag = {"perl": "eE", "ruby": "e", "php": "rR"}[name]
-        while i < n:
-            t = words[i].text
-            if t.startswith("-") and not t.startswith("--") and len(t) > 1:
-                hit = next((j for j in range(1, len(t)) if t[j] in flag), None)
-                if hit is not None:
-                    if hit + 1 < len(t):
-                        codes.append((t[hit + 1 :], words[i].dyn))
-                    elif i + 1 < n:
-                        codes.append((words[i + 1].text, words[i + 1].dyn))
-                        i += 1
-                elif t[1] in "IMrdl" and len(t) == 2 and name != "php":
-                    i += 1
-                i += 1
-                continue
-            if t == "--":
-                i += 1
-            break
-        return name, codes, not codes and i >= n
-    if name in ("awk", "gawk", "mawk", "nawk"):
-        while i < n:
-            t = words[i].text
-            if t in ("-f", "--file"):
-                return "awk", codes, False
-            if t in ("-v", "-F", "--assign", "--field-separator"):
-                i += 2
-                continue
-            if t.startswith("-") and len(t) > 1:
-                i += 1
-                continue
-            codes.append((t, words[i].dyn))
-            break
-        return "awk", codes, False
-    return "", codes, False
-
 
 INTERPRETERS = frozenset({"python", "node", "bun", "deno", "perl", "ruby", "php", "awk", "gawk", "mawk", "nawk",
                           "lua", "luajit", "rscript", "julia"})
@@ -121,7 +34,7 @@ SCRIPT_LIMIT = 64 * 1024  # a script file longer than this is code handrail does
 def check_code(part: Part, toks: list[str], ctx: Ctx) -> list[Finding]:
     """Code given to an interpreter is read for what it does (shell/inline.py): inline
     (`-c`, `-e`, a heredoc), from standard input, or a script file of the project."""
-    lang, codes, from_stdin = _inline_code(part)
+    lang, codes, from_stdin = inline_code(part)
     if part.name in ("lua", "luajit", "rscript", "julia"):
         lang, codes = part.name, [(w2.text, w2.dyn) for w1, w2 in zip(part.words, part.words[1:])
                                   if w1.text in ("-e", "--eval")]
@@ -175,7 +88,7 @@ def _script_file(part: Part, lang: str, ctx: Ctx) -> tuple[str, str] | str | Non
     it runs none (a module, `--version`) or the file does not exist (the run fails)."""
     if lang not in ("python", "js", "perl", "ruby", "php"):
         return None
-    from handrail.policy.shell.unwrap import resolve
+    from handrail.policy.shell.parts import resolve
 
     ops = [w for w in part.words[1:] if not w.text.startswith("-")]
     if not ops or any(w.text in ("-m", "-c", "-e") for w in part.words[1:]):
@@ -230,9 +143,9 @@ def _judge(part: Part, lang: str, code: str, ctx: Ctx, *, inline: bool) -> list[
 def _code_paths(part: Part, paths: tuple[str, ...], ctx: Ctx, *, write: bool) -> list[Finding]:
     """The path rules for what code names: protected and system paths for writes, secrets for reads."""
     from handrail.policy.shell.common import _protected, sensitive
+    from handrail.policy.shell.parts import resolve
     from handrail.policy.shell.reads import read_refusal
     from handrail.policy.shell.syntax import Word
-    from handrail.policy.shell.unwrap import resolve
 
     out: list[Finding] = []
     for text in paths:
@@ -339,7 +252,7 @@ def _unbounded_change(sql: str) -> str | None:
 
 def _sql_files(part: Part, ctx: Ctx) -> list[str] | str:
     """The SQL a client reads from files (`psql -f x.sql`, `mysql db < dump.sql`), or why it cannot."""
-    from handrail.policy.shell.unwrap import resolve
+    from handrail.policy.shell.parts import resolve
 
     words = part.words
     named = [words[i + 1] for i, w in enumerate(words[:-1]) if w.text in ("-f", "--file", "--init")]

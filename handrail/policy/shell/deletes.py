@@ -5,13 +5,13 @@ from __future__ import annotations
 import os
 
 from handrail.policy.shell.common import Ctx, in_project, is_temp, operands, rx
-from handrail.policy.shell.patterns import flag_name, is_flag
-from handrail.policy.shell.unwrap import resolve
+from handrail.policy.shell.parts import resolve
+from handrail.policy.shell.tokens import flag_name, is_flag
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from handrail.policy.shell.parts import Part
     from handrail.policy.shell.syntax import Word
-    from handrail.policy.shell.unwrap import Part
 
     Finding = tuple[int, str, str]
 
@@ -135,7 +135,7 @@ _EXEC_WRAPPERS = frozenset({"env", "command", "builtin", "exec", "nice", "nohup"
 def _find_deletes(texts: list[str]) -> bool:
     """Does find delete: `-delete` as an action (not a file name nor an argument of -exec echo),
     or -exec/-ok of a program that removes?"""
-    from handrail.policy.shell.unwrap import prog_name
+    from handrail.policy.shell.parts import prog_name
 
     i = 1
     while i < len(texts):

@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 from handrail.policy.shell.common import _HOOKS_PATH, Ctx, rx
-from handrail.policy.shell.patterns import AFTER_DD, flag_name, is_flag
+from handrail.policy.shell.tokens import AFTER_DD, flag_name, is_flag
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from handrail.policy.shell.unwrap import Part
+    from handrail.policy.shell.parts import Part
 
     Finding = tuple[int, str, str]
 
@@ -81,6 +81,16 @@ def check_git(part: Part, toks: list[str], ctx: Ctx) -> list[Finding]:
         if cfg.lower().startswith("alias.") and ctx.enabled("git-safety-net"):
             out.append((3, "dynamic", f"git -c {cfg.split('=', 1)[0]}=… defines an alias for this run: what it "
                                       "runs is not what the command line says"))
+    out += _general(sub, opts, ops, toks, ctx)
+    rule = _BY_SUBCOMMAND.get(sub)
+    if rule is not None:
+        out += rule(sub, opts, ops, toks, ctx)
+    return out
+
+
+def _general(sub: str, opts: set[str], ops: list[str], toks: list[str], ctx: Ctx) -> list[Finding]:
+    """Rules that look at more than one subcommand, or at one alongside the others."""
+    out: list[Finding] = []
     if sub in ("checkout", "switch") and opts & {"-B", "-C", "--force-create"} and ctx.enabled("git-delete-refs"):
         at = next((i for i, t in enumerate(toks) if t in ("-B", "-C", "--force-create")), -1)
         target = toks[at + 1] if 0 <= at < len(toks) - 1 else ""
@@ -94,7 +104,6 @@ def check_git(part: Part, toks: list[str], ctx: Ctx) -> list[Finding]:
                                                                           "--get-regexp"} \
             and len(ops) >= 2 and ctx.enabled("system-paths"):
         out.append((3, "system-paths", "git config --global changes the configuration of every repository"))
-    after_dd = "--" in toks[2:]
     if "--no-verify" in opts and ctx.enabled("git-safety-net"):
         out.append((3, "git-safety-net", f"git {sub} --no-verify skips the git hooks"))
     if sub == "commit" and "-n" in opts and ctx.enabled("git-safety-net"):
@@ -107,62 +116,142 @@ def check_git(part: Part, toks: list[str], ctx: Ctx) -> list[Finding]:
                 or (ops and ops[0] in ("set", "unset"))
             if writes and not opts & {"--get", "--get-all", "-l"}:
                 out.append((3, "git-safety-net", "git config core.hooksPath switches the git hooks"))
-    discard = ctx.enabled("git-discard")
-    refs = ctx.enabled("git-delete-refs")
-    if sub == "reset" and discard and opts & {"--hard", "--merge"}:
-        out.append((3, "git-discard", f"git reset {sorted(opts & {'--hard', '--merge'})[0]} throws away "
-                                      "uncommitted changes"))
-    elif sub == "checkout" and discard:
-        creating = opts & {"-b", "-B", "--orphan"}
-        if "-f" in opts:
-            out.append((3, "git-discard", "git checkout -f throws away local changes"))
-        elif after_dd and ops:
-            out.append((3, "git-discard", "git checkout -- <paths> overwrites uncommitted changes"))
-        elif any(o.startswith("--pathspec-from-file") for o in opts):
-            out.append((3, "git-discard", "git checkout --pathspec-from-file overwrites uncommitted changes"))
-        elif not creating and (len(ops) >= 2 or any(_pathlike(o) for o in ops)):
-            out.append((3, "git-discard", "git checkout <paths> overwrites uncommitted changes"))
-    elif sub == "restore" and discard:
-        if not ("-S" in opts and "-W" not in opts):
-            out.append((3, "git-discard", "git restore without --staged overwrites uncommitted changes"))
-    elif sub == "switch" and discard:
-        if "--discard-changes" in opts:
-            out.append((3, "git-discard", "git switch --discard-changes throws away local changes"))
-    elif sub == "clean" and discard:
-        if "-f" in opts and "-n" not in opts:
-            out.append((3, "git-discard", "git clean -f deletes untracked files"))
-    elif sub == "stash" and discard and ops and ops[0] in ("drop", "clear"):
-        out.append((3, "git-discard", f"git stash {ops[0]} deletes stashed changes"))
-    elif sub == "rm" and discard and "-f" in opts and "--cached" not in opts:
-        out.append((3, "git-discard", "git rm -f deletes files with uncommitted changes"))
-    elif sub == "read-tree" and discard and "-u" in opts and opts & {"--reset", "-m"}:
-        out.append((3, "git-discard", "git read-tree -u --reset overwrites the work tree"))
-    elif sub == "checkout-index" and discard and "-f" in opts:
-        out.append((3, "git-discard", "git checkout-index -f overwrites the work tree"))
-    elif sub == "worktree" and discard and ops and ops[0] == "remove" and "-f" in opts:
-        out.append((3, "git-discard", "git worktree remove --force deletes a work tree with changes"))
-    elif sub == "push":
-        if ctx.enabled("git-force-push"):
-            if "-f" in opts or "--mirror" in opts:
-                out.append((3, "git-force-push", "git push --force rewrites the remote's history"))
-            elif any(o.startswith("+") for o in ops[1:]):
-                out.append((3, "git-force-push", "git push +<ref> force-pushes that ref"))
-        if refs:
-            if "-d" in opts or "--prune" in opts:
-                out.append((3, "git-delete-refs", "git push --delete removes remote branches"))
-            elif any(o.startswith(":") and len(o) > 1 for o in ops[1:]):
-                out.append((3, "git-delete-refs", "git push :<branch> deletes a remote branch"))
-    elif sub == "branch" and refs and "-f" in opts:
-        what = "-D" if "-d" in opts else "-M" if "-m" in opts else "-C" if "-c" in opts else "-f"
-        out.append((3, "git-delete-refs", f"git branch {what} deletes or overwrites a branch"))
-    elif sub == "update-ref" and refs and "-d" in opts:
-        out.append((3, "git-delete-refs", "git update-ref -d deletes a ref"))
-    elif sub == "reflog" and refs and ops and ops[0] in ("expire", "delete"):
-        out.append((3, "git-delete-refs", f"git reflog {ops[0]} removes the history that recovers lost work"))
-    elif sub in ("filter-branch", "filter-repo") and refs:
-        out.append((3, "git-delete-refs", f"git {sub} rewrites every commit"))
-    elif sub == "gc" and refs and any(o in ("--prune=now", "--prune=all") for o in opts):
-        out.append((3, "git-delete-refs", "git gc --prune=now deletes unreachable commits at once"))
-    elif sub == "prune" and refs:
-        out.append((3, "git-delete-refs", "git prune deletes unreachable commits"))
     return out
+
+
+# --------------------------------------------------------------------------- discarding uncommitted work
+
+
+def _one(rule: str, why: str) -> list[Finding]:
+    return [(3, rule, why)]
+
+
+def _reset(sub: str, opts: set[str], ops: list[str], toks: list[str], ctx: Ctx) -> list[Finding]:
+    if ctx.enabled("git-discard") and opts & {"--hard", "--merge"}:
+        return _one("git-discard", f"git reset {sorted(opts & {'--hard', '--merge'})[0]} throws away "
+                                   "uncommitted changes")
+    return []
+
+
+def _checkout(sub: str, opts: set[str], ops: list[str], toks: list[str], ctx: Ctx) -> list[Finding]:
+    if not ctx.enabled("git-discard"):
+        return []
+    creating = opts & {"-b", "-B", "--orphan"}
+    if "-f" in opts:
+        return _one("git-discard", "git checkout -f throws away local changes")
+    if "--" in toks[2:] and ops:
+        return _one("git-discard", "git checkout -- <paths> overwrites uncommitted changes")
+    if any(o.startswith("--pathspec-from-file") for o in opts):
+        return _one("git-discard", "git checkout --pathspec-from-file overwrites uncommitted changes")
+    if not creating and (len(ops) >= 2 or any(_pathlike(o) for o in ops)):
+        return _one("git-discard", "git checkout <paths> overwrites uncommitted changes")
+    return []
+
+
+def _restore(sub: str, opts: set[str], ops: list[str], toks: list[str], ctx: Ctx) -> list[Finding]:
+    if ctx.enabled("git-discard") and not ("-S" in opts and "-W" not in opts):
+        return _one("git-discard", "git restore without --staged overwrites uncommitted changes")
+    return []
+
+
+def _switch(sub: str, opts: set[str], ops: list[str], toks: list[str], ctx: Ctx) -> list[Finding]:
+    if ctx.enabled("git-discard") and "--discard-changes" in opts:
+        return _one("git-discard", "git switch --discard-changes throws away local changes")
+    return []
+
+
+def _clean(sub: str, opts: set[str], ops: list[str], toks: list[str], ctx: Ctx) -> list[Finding]:
+    if ctx.enabled("git-discard") and "-f" in opts and "-n" not in opts:
+        return _one("git-discard", "git clean -f deletes untracked files")
+    return []
+
+
+def _stash(sub: str, opts: set[str], ops: list[str], toks: list[str], ctx: Ctx) -> list[Finding]:
+    if ctx.enabled("git-discard") and ops and ops[0] in ("drop", "clear"):
+        return _one("git-discard", f"git stash {ops[0]} deletes stashed changes")
+    return []
+
+
+def _rm(sub: str, opts: set[str], ops: list[str], toks: list[str], ctx: Ctx) -> list[Finding]:
+    if ctx.enabled("git-discard") and "-f" in opts and "--cached" not in opts:
+        return _one("git-discard", "git rm -f deletes files with uncommitted changes")
+    return []
+
+
+def _read_tree(sub: str, opts: set[str], ops: list[str], toks: list[str], ctx: Ctx) -> list[Finding]:
+    if ctx.enabled("git-discard") and "-u" in opts and opts & {"--reset", "-m"}:
+        return _one("git-discard", "git read-tree -u --reset overwrites the work tree")
+    return []
+
+
+def _checkout_index(sub: str, opts: set[str], ops: list[str], toks: list[str], ctx: Ctx) -> list[Finding]:
+    if ctx.enabled("git-discard") and "-f" in opts:
+        return _one("git-discard", "git checkout-index -f overwrites the work tree")
+    return []
+
+
+def _worktree(sub: str, opts: set[str], ops: list[str], toks: list[str], ctx: Ctx) -> list[Finding]:
+    if ctx.enabled("git-discard") and ops and ops[0] == "remove" and "-f" in opts:
+        return _one("git-discard", "git worktree remove --force deletes a work tree with changes")
+    return []
+
+
+# --------------------------------------------------------------------------- rewriting history, deleting refs
+
+
+def _push(sub: str, opts: set[str], ops: list[str], toks: list[str], ctx: Ctx) -> list[Finding]:
+    out: list[Finding] = []
+    if ctx.enabled("git-force-push"):
+        if "-f" in opts or "--mirror" in opts:
+            out.append((3, "git-force-push", "git push --force rewrites the remote's history"))
+        elif any(o.startswith("+") for o in ops[1:]):
+            out.append((3, "git-force-push", "git push +<ref> force-pushes that ref"))
+    if ctx.enabled("git-delete-refs"):
+        if "-d" in opts or "--prune" in opts:
+            out.append((3, "git-delete-refs", "git push --delete removes remote branches"))
+        elif any(o.startswith(":") and len(o) > 1 for o in ops[1:]):
+            out.append((3, "git-delete-refs", "git push :<branch> deletes a remote branch"))
+    return out
+
+
+def _branch(sub: str, opts: set[str], ops: list[str], toks: list[str], ctx: Ctx) -> list[Finding]:
+    if ctx.enabled("git-delete-refs") and "-f" in opts:
+        what = "-D" if "-d" in opts else "-M" if "-m" in opts else "-C" if "-c" in opts else "-f"
+        return _one("git-delete-refs", f"git branch {what} deletes or overwrites a branch")
+    return []
+
+
+def _update_ref(sub: str, opts: set[str], ops: list[str], toks: list[str], ctx: Ctx) -> list[Finding]:
+    if ctx.enabled("git-delete-refs") and "-d" in opts:
+        return _one("git-delete-refs", "git update-ref -d deletes a ref")
+    return []
+
+
+def _reflog(sub: str, opts: set[str], ops: list[str], toks: list[str], ctx: Ctx) -> list[Finding]:
+    if ctx.enabled("git-delete-refs") and ops and ops[0] in ("expire", "delete"):
+        return _one("git-delete-refs", f"git reflog {ops[0]} removes the history that recovers lost work")
+    return []
+
+
+def _filter(sub: str, opts: set[str], ops: list[str], toks: list[str], ctx: Ctx) -> list[Finding]:
+    return _one("git-delete-refs", f"git {sub} rewrites every commit") if ctx.enabled("git-delete-refs") else []
+
+
+def _gc(sub: str, opts: set[str], ops: list[str], toks: list[str], ctx: Ctx) -> list[Finding]:
+    if ctx.enabled("git-delete-refs") and any(o in ("--prune=now", "--prune=all") for o in opts):
+        return _one("git-delete-refs", "git gc --prune=now deletes unreachable commits at once")
+    return []
+
+
+def _prune(sub: str, opts: set[str], ops: list[str], toks: list[str], ctx: Ctx) -> list[Finding]:
+    return _one("git-delete-refs", "git prune deletes unreachable commits") if ctx.enabled("git-delete-refs") else []
+
+
+# The rule of each subcommand that discards work or rewrites history: (subcommand, its options,
+# its operands, the tokens, the context) -> findings.
+_BY_SUBCOMMAND = {
+    "reset": _reset, "checkout": _checkout, "restore": _restore, "switch": _switch, "clean": _clean,
+    "stash": _stash, "rm": _rm, "read-tree": _read_tree, "checkout-index": _checkout_index, "worktree": _worktree,
+    "push": _push, "branch": _branch, "update-ref": _update_ref, "reflog": _reflog, "filter-branch": _filter,
+    "filter-repo": _filter, "gc": _gc, "prune": _prune,
+}

@@ -13,7 +13,7 @@ from __future__ import annotations
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from handrail.policy.shell.common import Ctx, Finding
-    from handrail.policy.shell.unwrap import Part
+    from handrail.policy.shell.parts import Part
 
 _W = (2, "writes files")
 _X = (3, "runs a program of its choosing")

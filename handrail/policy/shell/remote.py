@@ -14,8 +14,8 @@ from __future__ import annotations
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from handrail.policy.shell.common import Ctx, Finding
+    from handrail.policy.shell.parts import Part
     from handrail.policy.shell.syntax import Word
-    from handrail.policy.shell.unwrap import Part
 
 _LOCAL = ("localhost", "127.", "[::1]", "0.0.0.0")
 _CURL_SEND = frozenset({"-d", "--data", "--data-binary", "--data-ascii", "--data-raw", "--data-urlencode", "--json",
@@ -206,7 +206,7 @@ def check_container(part: Part, ctx: Ctx) -> list[Finding]:
     """A container that mounts the host's folders or shares its kernel namespaces is the host;
     removing containers or images chosen at run time removes all of them."""
     from handrail.policy.shell.common import in_project, is_temp
-    from handrail.policy.shell.unwrap import resolve
+    from handrail.policy.shell.parts import resolve
 
     words = part.words
     sub = [w.text for w in words[1:3]]

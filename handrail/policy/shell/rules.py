@@ -35,7 +35,7 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Callable
 
-    from handrail.policy.shell.unwrap import Part
+    from handrail.policy.shell.parts import Part
 
     Finding = tuple[int, str, str]
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from handrail.policy.shell.common import Ctx, Finding
-    from handrail.policy.shell.unwrap import Part
+    from handrail.policy.shell.parts import Part
 
 # Programs that run what follows as another user, root most of all.
 PRIVILEGE = frozenset({"sudo", "doas", "su", "pkexec", "runas", "runuser", "sudoedit", "gsudo", "run0"})

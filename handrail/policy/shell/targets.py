@@ -15,12 +15,12 @@ from handrail.policy.shell.common import (
     rx,
     sensitive,
 )
+from handrail.policy.shell.parts import resolve
 from handrail.policy.shell.syntax import Word
-from handrail.policy.shell.unwrap import resolve
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from handrail.policy.shell.unwrap import Part
+    from handrail.policy.shell.parts import Part
 
     Finding = tuple[int, str, str]
 

@@ -7,20 +7,34 @@ turn; text that only exists at run time is flagged `dynamic`, never trusted.
 Each part carries what the rules need: its redirections, its assignments, where its
 standard input comes from, the directory it runs in (`cd` is followed), and git's
 `-c` settings.
+
+`Flat` walks the tree; each wrapper is looked through by its handler in `handlers.HANDLERS`,
+which is handed the walk itself to parse the shell text it finds.
 """
 
 from __future__ import annotations
 
-import os
-
-from handrail.policy.shell.handlers import (
+from handrail.policy.shell.cmdopts import command_options, exec_env
+from handrail.policy.shell.handlers import step
+from handrail.policy.shell.literal import (
+    DASHES,
+    feed,
+    known_redir,
+    known_split,
+    literal_output,
+    literal_text,
+    script_word,
+    undashed,
+)
+from handrail.policy.shell.parts import (
     DOWNLOAD,
     DOWNLOADERS,
     DYNAMIC,
     SHELLS,
-    command_options,
-    exec_env,
-    step,
+    Part,
+    State,
+    prog_name,
+    resolve,
 )
 from handrail.policy.shell.syntax import (
     SENT,
@@ -32,137 +46,15 @@ from handrail.policy.shell.syntax import (
     parse,
 )
 
-TYPE_CHECKING = False  # typing itself costs milliseconds on the hot path
-if TYPE_CHECKING:
-    from handrail.policy.shell.syntax import Redir
+# Read from here by the rules and the tests: a part, its program's name, a path, the walk.
+__all__ = ["Flat", "Part", "State", "prog_name", "resolve", "split"]
 
 DOWNLOADED, UNKNOWN = "\x00downloaded", "\x00unknown"
-SCRIPT_RUNNERS = frozenset({"python", "node", "perl", "ruby", "php", "bun", "deno", "source", "."})
 FORK_BOMB = "fork-bomb"
 MAX_STEPS = 48
 
-
-class Part:
-    """One simple command as it will run."""
-
-    __slots__ = ("words", "name", "assigns", "redirs", "via", "context", "pipe", "index", "cwd", "feed",
-                 "stdin_text", "extra", "git_config", "flags", "func", "lead", "script_text")
-
-    def __init__(self) -> None:
-        self.words: list[Word] = []
-        self.name = ""
-        self.assigns: list[tuple[str, Word]] = []
-        self.redirs: list[Redir] = []
-        self.via: list[str] = []
-        self.context = ""
-        self.pipe = 0
-        self.index = 0
-        self.cwd: str | None = None
-        self.feed: str | None = None  # pipe, download, heredoc, herestring, file
-        self.stdin_text: str | None = None
-        self.extra = False  # run with arguments only known at run time (xargs, find -exec)
-        self.git_config: list[str] = []
-        self.flags: list[tuple[str, str]] = []
-        self.func = False
-        self.lead = False  # the command a pipeline element runs (not a substitution or an -exec inside it)
-        self.script_text: str | None = None  # the text of a script file this command line wrote and runs
-
-    @property
-    def text(self) -> str:
-        if self.words:
-            return " ".join(w.raw for w in self.words)
-        return " ".join([w.raw for _, w in self.assigns] + [r.op + (r.target.raw if r.target else "") for r in self.redirs])
-
-    def __repr__(self) -> str:
-        return f"Part({self.text!r})"
-
-
 # A word followed by another word or an option: `((git push -f))` is a command line, `((i += 1))` is not.
 _COMMAND_LIKE = __import__("re").compile(r"^\s*[A-Za-z_./][\w./-]*\s+(?:-|[A-Za-z_./])|^\s*[A-Za-z_./][\w./-]*\s*$")
-_PROG_CACHE: dict[str, str] = {}
-
-
-def prog_name(text: str) -> str:
-    """`/usr/bin/git` -> git, `GIT.EXE` -> git, `python3.12` -> python, `pip3` -> pip."""
-    hit = _PROG_CACHE.get(text)
-    if hit is None:
-        hit = _prog_name(text)
-        if len(_PROG_CACHE) < 4096:
-            _PROG_CACHE[text] = hit
-    return hit
-
-
-# Dashes and spaces that look like `-` and ` ` but are other code points, folded before comparing.
-_LOOKALIKES = {ord(c): "-" for c in "\u2010\u2011\u2012\u2013\u2014\u2015\u2212\ufe58\ufe63\uff0d\u00ad"}
-_LOOKALIKES.update({ord(c): " " for c in "\u00a0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007"
-                    "\u2008\u2009\u200a\u202f\u205f\u3000"})
-_LOOKALIKES.update({ord(c): "" for c in "\u200b\u200c\u200d\u2060\ufeff"})
-
-
-def fold(text: str) -> str:
-    """A name as a case-insensitive disk and a Unicode-minded reader see it: NFKC, dashes and
-    spaces folded, invisible characters dropped, case-folded (`ＧＩＴ`, `GIT` and `git` are one)."""
-    if text.isascii():
-        return text.lower()
-    import unicodedata
-
-    return unicodedata.normalize("NFKC", text).translate(_LOOKALIKES).casefold()
-
-
-def _prog_name(text: str) -> str:
-    name = fold(text.rsplit("/", 1)[-1].rsplit("\\", 1)[-1])
-    if name.endswith(".exe"):
-        name = name[:-4]
-    if name.startswith("python") and (name[6:] == "" or name[6:7].isdigit()):
-        return "python"
-    if name.startswith("pip") and (name[3:] == "" or name[3:4].isdigit()):
-        return "pip"
-    if name == "nodejs":
-        return "node"
-    return name
-
-
-def resolve(word: Word, cwd: str | None, home: str) -> str | None:
-    """An absolute, normalised path for a word, or None when it is only known at run time."""
-    text = word.text
-    if word.dyn:
-        if word.lead_var in ("HOME", "PWD") and text.startswith(SENT) and text.count(SENT) == 1:
-            base = home if word.lead_var == "HOME" else cwd
-            if base is None:
-                return None
-            text = base + text[1:]
-        else:
-            return None
-    elif word.tilde and (text == "~" or text.startswith("~/")):
-        text = home + text[1:]
-    elif text.startswith("~"):
-        return None
-    if len(word.raw) > 2 and word.raw[1] == ":" and word.raw[0].isalpha() and word.raw[2] in "\\/":
-        # `C:\Users\…` (Git Bash, WSL): a drive of its own, never inside the work tree
-        text = "/" + word.raw[0].lower() + "/" + word.raw[3:].replace("\\", "/").strip("'\"")
-    if not text.startswith("/"):
-        if cwd is None:
-            return None
-        text = os.path.join(cwd, text)
-    out = os.path.normpath(text)
-    return "/" + out.lstrip("/") if out.startswith("//") else out
-
-
-class State:
-    """What the shell knows as it runs the command line: its folder, the functions and aliases
-    defined so far, and the variables given a literal value (`f=.env; cat $f` reads `.env`)."""
-
-    __slots__ = ("cwd", "funcs", "aliases", "vars")
-
-    def __init__(self, cwd: str | None, funcs: set[str] | None = None, aliases: dict[str, str] | None = None,
-                 vars: dict[str, str] | None = None) -> None:
-        self.cwd = cwd
-        self.funcs = funcs if funcs is not None else set()
-        self.aliases = aliases if aliases is not None else {}
-        self.vars = vars if vars is not None else {}
-
-    def copy(self) -> State:
-        return State(self.cwd, set(self.funcs), dict(self.aliases), dict(self.vars))
 
 
 def split(text: str, cwd: str | None, home: str, depth: int = 0) -> list[Part]:
@@ -173,7 +65,7 @@ def split(text: str, cwd: str | None, home: str, depth: int = 0) -> list[Part]:
 
 
 class Flat:
-    __slots__ = ("home", "depth", "out", "pipes", "files")
+    __slots__ = ("depth", "files", "home", "out", "pipes")
 
     def __init__(self, home: str, depth: int) -> None:
         self.home = home
@@ -197,7 +89,7 @@ class Flat:
                 self.node(node, st.copy() if many else st, ctx, via, pid, idx, producers)
                 if many:
                     download = any(p.name in DOWNLOADERS for p in self.out[start:])
-                    literal = _literal_output(node) if isinstance(node, Simple) else None
+                    literal = literal_output(node) if isinstance(node, Simple) else None
                     producers.append((download, literal))
 
     def subs(self, subs: list[list[Pipeline]], st: State, ctx: str, via: list[str], label: str) -> None:
@@ -273,9 +165,9 @@ class Flat:
         part.lead = True
         if node.assigns:
             part.assigns = [(w.text.split("=", 1)[0].rstrip("+"), w) for w in node.assigns]
-        part.redirs = [_known_redir(r, st) for r in node.redirs] if st.vars else node.redirs
+        part.redirs = [known_redir(r, st) for r in node.redirs] if st.vars else node.redirs
         if node.redirs or idx:
-            _feed(part, idx, producers)
+            feed(part, idx, producers)
         if not node.words:
             for name, w in part.assigns:
                 # a plain assignment: later words that are only `$name` are its value
@@ -285,7 +177,7 @@ class Flat:
                     st.vars[name] = w.text.split("=", 1)[1]
             self.out.append(part)
             return
-        words = [k for w in node.words for k in _known_split(w, st)] if st.vars else list(node.words)
+        words = [k for w in node.words for k in known_split(w, st)] if st.vars else list(node.words)
         if words[0].text in st.aliases and not words[0].quoted:
             # an alias is text put in place of the command's first word, then read again
             text = st.aliases[words[0].text] + " " + " ".join(w.raw for w in words[1:])
@@ -307,9 +199,9 @@ class Flat:
             self.out.append(part)
             return
         part.name = prog_name(w0.text)
-        if any(w.text[:1] in _DASHES for w in words[1:]):
+        if any(w.text[:1] in DASHES for w in words[1:]):
             # `rm –rf`: a dash look-alike is read as the dash it imitates
-            part.words = words = [words[0]] + [_undashed(w) for w in words[1:]]
+            part.words = words = [words[0]] + [undashed(w) for w in words[1:]]
         if w0.text in st.funcs:
             part.func = True
         if part.assigns or part.name in ("export", "declare", "typeset", "local", "readonly"):
@@ -332,7 +224,7 @@ class Flat:
         elif not part.words:
             content = ""
         else:
-            literal = _literal_text(part)
+            literal = literal_text(part)
             content = UNKNOWN if literal is None else literal
         targets: list[tuple[Word, str]] = []
         for r in part.redirs:
@@ -354,7 +246,7 @@ class Flat:
 
     def note_run(self, part: Part, st: State) -> None:
         """A part that runs a script this command line wrote: judge what was written."""
-        script = _script_word(part)
+        script = script_word(part)
         if script is None:
             return
         path = resolve(script, part.cwd, self.home)
@@ -364,8 +256,8 @@ class Flat:
         if content == DOWNLOADED:
             part.flags.append((DOWNLOAD, f"{part.name} runs {script.raw}, downloaded earlier in this command"))
         elif content == UNKNOWN:
-            part.flags.append((DYNAMIC, f"{part.name} runs {script.raw}, written earlier in this command from "
-                                        "output only known at run time"))
+            part.flags.append((DYNAMIC, (f"{part.name} runs {script.raw}, written earlier in this command from "
+                                        "output only known at run time")))
         elif part.name in SHELLS or part.name in ("source", ".") or "/" in part.words[0].text:
             runner = self.new_part(part.context, part.via, part.pipe, part.index, st)
             self.shell_text(runner, content, False, False, f"script {script.raw}", st)
@@ -448,63 +340,6 @@ class Flat:
             words = nxt
         self.emit(part, words, st)
 
-_DASHES = frozenset("\u2010\u2011\u2012\u2013\u2014\u2015\u2212\ufe58\ufe63\uff0d")
-
-
-def _undashed(w: Word) -> Word:
-    if w.text[:1] not in _DASHES:
-        return w
-    text = w.text
-    i = 0
-    while i < len(text) and text[i] in _DASHES:
-        i += 1
-    # an em dash is what typography makes of `--`; the others stand for one `-`
-    lead = "".join("--" if c in "\u2014\u2015" else "-" for c in text[:i])[:2]
-    out = Word(lead + text[i:], w.raw)
-    out.dyn, out.wild, out.glob, out.quoted = w.dyn, w.wild, w.glob, w.quoted
-    return out
-
-
-def _var_name(w: Word) -> str | None:
-    """`$name`, `${name}` or `"$name"`: a word that is one variable and nothing else."""
-    raw = w.raw.strip('"')
-    if raw.startswith("${") and raw.endswith("}"):
-        raw = "$" + raw[2:-1]
-    name = raw[1:]
-    return name if raw.startswith("$") and name.replace("_", "a").isalnum() and not name[:1].isdigit() else None
-
-
-def _known(w: Word, st: State) -> Word:
-    if not w.dyn:
-        return w
-    name = _var_name(w)
-    if name is None or name not in st.vars:
-        return w
-    out = Word(st.vars[name], w.raw)
-    out.quoted = w.quoted
-    return out
-
-
-def _known_split(w: Word, st: State) -> list[Word]:
-    """`c="rm -rf"; $c src`: an unquoted expansion splits into words where its value has blanks."""
-    out = _known(w, st)
-    if out is w or not w.wild or not out.text.split() or len(out.text.split()) == 1:
-        return [out]
-    return [Word(t, w.raw) for t in out.text.split()]
-
-
-def _known_redir(r: Redir, st: State) -> Redir:
-    if r.target is None or not r.target.dyn:
-        return r
-    target = _known(r.target, st)
-    if target is r.target:
-        return r
-    from handrail.policy.shell.syntax import Redir as R
-
-    out = R(r.op, r.fd, target)
-    out.body, out.body_quoted, out.body_subs, out.body_dyn = r.body, r.body_quoted, r.body_subs, r.body_dyn
-    return out
-
 
 def _join(ctx: str, label: str) -> str:
     return f"{ctx} > {label}" if ctx else label
@@ -514,111 +349,3 @@ def _found_file() -> Word:
     w = Word(SENT, "{}")
     w.dyn = True
     return w
-
-
-def _literal_text(part: Part) -> str | None:
-    """What `echo`/`printf`/`cat <<EOF` in a part writes, when it is fixed text."""
-    name = part.name
-    args = part.words[1:]
-    if any(w.dyn for w in args):
-        return None
-    if name == "echo" and not (args and args[0].text in ("-e", "-ne", "-en")):
-        while args and args[0].text in ("-n", "-e", "-E", "-ne", "-en"):
-            args = args[1:]
-        return " ".join(w.text for w in args) + "\n"
-    if name == "printf" and args and "%" not in args[0].text.replace("%%", ""):
-        # printf reads its format's escapes as $'…' does: `printf '\x72m -rf x' | sh`
-        from handrail.policy.shell.expand import ansi_c
-
-        return ansi_c(args[0].text.replace("%%", "%"))
-    if name == "echo" and args and args[0].text in ("-e", "-ne", "-en"):
-        from handrail.policy.shell.expand import ansi_c
-
-        return ansi_c(" ".join(w.text for w in args[1:]))
-    if name == "cat" and not args and part.feed in ("heredoc", "herestring"):
-        return part.stdin_text
-    return None
-
-
-def _script_word(part: Part) -> Word | None:
-    """The script file a part runs, if it runs one."""
-    words = part.words
-    name = part.name
-    if "/" in words[0].text and not words[0].dyn:
-        return words[0]
-    if name not in SHELLS and name not in SCRIPT_RUNNERS:
-        return None
-    for i, w in enumerate(words[1:], 1):
-        t = w.text
-        if name == "python" and t in ("-m", "-c") or name in ("node", "bun") and t in ("-e", "-p", "--eval"):
-            return None
-        if t.startswith(("-", "+")) and len(t) > 1:
-            if name in SHELLS and "c" in t and t[0] == "-" and not t.startswith("--"):
-                return None
-            continue
-        if name == "deno" and t in ("run", "eval"):
-            continue
-        return w
-    return None
-
-
-def _literal_output(node: Simple) -> str | None:
-    """What `echo`/`printf`/`cat <<EOF` writes, when it is fixed text."""
-    if not node.words:
-        return None
-    name = prog_name(node.words[0].text)
-    args = node.words[1:]
-    if any(w.dyn for w in args):
-        return None
-    if name == "echo" and not (args and args[0].text in ("-e", "-ne", "-en")):
-        while args and args[0].text in ("-n", "-e", "-E", "-ne", "-en"):
-            args = args[1:]
-        return " ".join(w.text for w in args)
-    if name == "printf" and args and "%" not in args[0].text.replace("%%", ""):
-        # printf reads its format's escapes as $'…' does: `printf '\x72m -rf x' | sh`
-        from handrail.policy.shell.expand import ansi_c
-
-        return ansi_c(args[0].text.replace("%%", "%"))
-    if name == "echo" and args and args[0].text in ("-e", "-ne", "-en"):
-        from handrail.policy.shell.expand import ansi_c
-
-        return ansi_c(" ".join(w.text for w in args[1:]))
-    if name == "cat" and not args:
-        for r in node.redirs:
-            if r.op in ("<<", "<<-") and r.body is not None and (r.body_quoted or not r.body_dyn):
-                return r.body
-            if r.op == "<<<" and r.target is not None and not r.target.dyn:
-                return r.target.text
-    return None
-
-
-def _feed(part: Part, idx: int, producers: list[tuple[bool, str | None]]) -> None:
-    """Where a part's standard input comes from; its text when that is fixed."""
-    for r in part.redirs:
-        if r.fd not in (None, "0"):
-            continue
-        if r.op in ("<<", "<<-"):
-            part.feed = "heredoc"
-            body = r.body or ""
-            part.stdin_text = body if (r.body_quoted or not r.body_dyn) else None
-        elif r.op == "<<<":
-            part.feed = "herestring"
-            target = r.target
-            part.stdin_text = target.text if target is not None and not target.dyn else None
-        elif r.op == "<":
-            target = r.target
-            if target is not None and target.raw[:2] == "<(":
-                # `sh < <(curl …)` is `curl … | sh`
-                from handrail.policy.shell.handlers import _has_download
-
-                part.feed = "download" if _has_download(target) else "pipe"
-            else:
-                part.feed = "file"
-            part.stdin_text = None
-    if part.feed is None and idx > 0:
-        if any(d for d, _ in producers):
-            part.feed = "download"
-        else:
-            part.feed = "pipe"
-            last = producers[-1][1] if producers else None
-            part.stdin_text = last if len(producers) == 1 else None

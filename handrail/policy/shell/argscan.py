@@ -1,0 +1,64 @@
+"""Reading a wrapper's own options, so that what follows them is the command it runs.
+
+Every wrapper's handler asks the same questions: where do its options end (`opt_end`), was
+one of these letters given (`has_short`), which `NAME=value` words come before the command
+(`take_assigns`), and what is its subcommand (`sub`).
+"""
+
+from __future__ import annotations
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from handrail.policy.shell.parts import Part
+    from handrail.policy.shell.syntax import Word
+
+
+def fs(*names: str) -> frozenset[str]:
+    return frozenset(names)
+
+
+def opt_end(words: list[Word], i: int, value_opts: frozenset[str]) -> int:
+    """Index of the first word after the options that start at `i` (`--` is consumed)."""
+    n = len(words)
+    while i < n:
+        t = words[i].text
+        if t == "--":
+            return i + 1
+        if len(t) < 2 or t[0] != "-" or words[i].dyn:
+            return i
+        if t.startswith("--"):
+            i += 2 if ("=" not in t and t in value_opts) else 1
+            continue
+        takes_next = False
+        for j in range(1, len(t)):
+            if "-" + t[j] in value_opts:
+                takes_next = j == len(t) - 1
+                break
+        i += 2 if takes_next else 1
+    return i
+
+
+def has_short(words: list[Word], end: int, letters: str, longs: tuple[str, ...] = ()) -> bool:
+    for w in words[1:end]:
+        t = w.text
+        if t.startswith("--"):
+            if t.split("=", 1)[0] in longs:
+                return True
+        elif t.startswith("-") and any(c in t[1:] for c in letters):
+            return True
+    return False
+
+
+def sub(words: list[Word]) -> str:
+    return words[1].text if len(words) > 1 else ""
+
+
+def take_assigns(part: Part, words: list[Word], i: int) -> int:
+    while i < len(words):
+        t = words[i].text
+        eq = t.find("=")
+        if eq <= 0 or not (t[0].isalpha() or t[0] == "_") or not t[:eq].replace("_", "a").isalnum():
+            break
+        part.assigns.append((t[:eq], words[i]))
+        i += 1
+    return i
