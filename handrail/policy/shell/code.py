@@ -51,8 +51,12 @@ def check_code(part: Part, toks: list[str], ctx: Ctx) -> list[Finding]:
                 return [(3, "dynamic", f"{label} runs code only known at run time ({part.feed})")]
             codes.append((part.stdin_text, False))
             inline = True
-        elif part.feed is None and lang == "python" and len(part.words) == 1:
-            return []  # an interactive interpreter: nothing runs until someone types
+        elif part.feed is None and any(w.text in ("--version", "-V", "--help", "-h", "-version") or (
+                w.text == "-v" and part.name in ("node", "bun", "deno", "perl", "php", "ruby")) for w in part.words[1:]):
+            return []  # prints its version or its help and exits
+        elif part.feed is None:
+            return [(3, "dynamic", f"{label} starts an interactive interpreter: code typed into it escapes every "
+                                   "hook")]
     if part.script_text is not None:
         codes.append((part.script_text, False))
         inline = True

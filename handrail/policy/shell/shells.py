@@ -101,6 +101,11 @@ def stdin_script(flat: Walker, part: Part, name: str, words: list[Word], st: Sta
             flat.shell_text(part, part.stdin_text, False, False, f"… | {name}", st)
             return None
         part.flags.append((DYNAMIC, f"{name} runs a script read from a pipe"))
+        return words
+    if feed is None:
+        # an interactive shell: what is typed into it later reaches no hook
+        part.flags.append((DYNAMIC, f"{name} starts an interactive shell: commands typed into it escape every "
+                                    "hook"))
     return words
 
 

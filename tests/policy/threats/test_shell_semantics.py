@@ -20,6 +20,15 @@ from threatkit import (
 
 CATEGORY = "shell semantics"
 ROWS: list[Row] = [
+    # interactive shells and interpreters: what is typed into them later reaches no hook
+    ("bash", "ask"),
+    ("bash -i", "ask"),
+    ("zsh -l", "ask"),
+    ("python3", "ask"),
+    ("python3 -i", "ask"),
+    ("node", "ask"),
+    ("perl", "ask"),
+    ("ssh deploy@prod.example.com", "ask"),
     ("f=src; rm -rf $f", "ask"),
     ('f=~; rm -rf "$f"', "ask"),
     ("d=/; rm -rf $d", "ask"),
