@@ -6,6 +6,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from handrail.policy import protocol as _protocols
+from handrail.policy.shell import engine as _engine
 from handrail.policy.shell import expand, parser
 from handrail.policy.shell import syntax as shell
 from handrail.policy.shell.unwrap import Part, prog_name, split
@@ -226,3 +228,38 @@ def test_the_fast_paths_never_disagree_with_the_full_parser(text: str) -> None:
     except shell.ShellSyntaxError:
         fast = None
     assert fast == full
+
+
+# --------------------------------------------------------------------------- bounded input
+
+def _tier(command: str) -> tuple[int | None, list[str]]:
+    answer = _engine.classify(command, _engine.engine(_protocols.builtin()), cwd="/home/a/p", project="/home/a/p",
+                              home="/home/a")
+    return answer["tier"], [r.get("why", "") for r in answer["reasons"]]
+
+
+@pytest.mark.parametrize("command", [
+    "find victim -delete; echo " + "{a,b}" * 30,   # 2**30 words if expanded at the leaves
+    "echo {1..1000000}",
+    "echo " + "{a,b,c,d}" * 12 + " | sh",
+])
+def test_brace_expansion_past_its_limit_needs_a_human_at_once(command: str) -> None:
+    tier, why = _tier(command)
+    assert tier == 3
+    assert any("brace expansion makes more than 256 words" in w for w in why), why
+
+
+def test_text_longer_than_128_kib_is_not_parsed() -> None:
+    tier, why = _tier("ls " + "a" * (128 * 1024))
+    assert tier == 3
+    assert any("more than the 128 KiB" in w for w in why), why
+
+
+@pytest.mark.parametrize("command", ["sh -c '((git push --force origin main))'", "((rm -rf src))"])
+def test_double_parentheses_are_judged_as_sh_runs_them(command: str) -> None:
+    assert _tier(command)[0] == 3
+
+
+@pytest.mark.parametrize("command", ["((i += 1))", "((count++))", "echo $((1 + 2))"])
+def test_arithmetic_stays_arithmetic(command: str) -> None:
+    assert _tier(command)[0] == 1
