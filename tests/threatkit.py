@@ -12,7 +12,7 @@ import json
 import os
 import re
 import subprocess
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any, NamedTuple
 
@@ -332,3 +332,21 @@ def assert_no_allow_rule_admits(project: Project, rows: Iterable[Row]) -> None:
     admitted = {c: admitting_rules(allow, stop, c) for c, e in rows if e in DESTRUCTIVE}
     offenders = [f"{c!r} admitted by {', '.join(f'Bash({r})' for r in used)}" for c, used in admitted.items() if used]
     assert not offenders, f"{len(offenders)} destructive rows admitted:\n" + "\n".join(offenders)
+
+
+def category_tests(category: str, rows: list[Row]) -> tuple[Callable[..., None], ...]:
+    """The three tests every category file runs on its rows: each row's answer, the Claude Code
+    hook on a sample of them, and no generated allow rule admitting a destructive one."""
+
+    @pytest.mark.parametrize(("command", "expect"), params(rows))
+    def test_row(answers: dict[str, Answer], command: str, expect: str) -> None:
+        check(category, answers, command, expect)
+
+    @pytest.mark.parametrize("command", hook_sample(rows))
+    def test_claude_hook_asks(project: Project, command: str) -> None:
+        assert_hook_asks(category, project, command)
+
+    def test_no_claude_allow_rule_admits_a_destructive_row(project: Project) -> None:
+        assert_no_allow_rule_admits(project, rows)
+
+    return test_row, test_claude_hook_asks, test_no_claude_allow_rule_admits_a_destructive_row

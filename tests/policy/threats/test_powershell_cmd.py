@@ -5,17 +5,7 @@ Reading and listing run."""
 
 from __future__ import annotations
 
-import pytest
-from threatkit import (
-    Answer,
-    Project,
-    Row,
-    assert_hook_asks,
-    assert_no_allow_rule_admits,
-    check,
-    hook_sample,
-    params,
-)
+from threatkit import Row, category_tests
 
 CATEGORY = "powershell and cmd"
 ROWS: list[Row] = [
@@ -94,15 +84,5 @@ ROWS: list[Row] = [
 ]
 
 
-@pytest.mark.parametrize(("command", "expect"), params(ROWS))
-def test_row(answers: dict[str, Answer], command: str, expect: str) -> None:
-    check(CATEGORY, answers, command, expect)
-
-
-@pytest.mark.parametrize("command", hook_sample(ROWS))
-def test_claude_hook_asks(project: Project, command: str) -> None:
-    assert_hook_asks(CATEGORY, project, command)
-
-
-def test_no_claude_allow_rule_admits_a_destructive_row(project: Project) -> None:
-    assert_no_allow_rule_admits(project, ROWS)
+test_row, test_claude_hook_asks, test_no_claude_allow_rule_admits_a_destructive_row = category_tests(
+    CATEGORY, ROWS)
