@@ -35,6 +35,7 @@ from collections.abc import Iterator, Mapping
 from typing import Any, NamedTuple
 
 from handrail.errors import HandrailError
+from handrail.fsio import _write_bytes
 from handrail.memory import store
 from handrail.policy import memory as rules
 from handrail.records import events
@@ -413,13 +414,6 @@ def _device(path: str) -> int:
     while not os.path.isdir(folder):
         folder = os.path.dirname(folder)
     return os.stat(folder).st_dev
-
-
-def _write_bytes(path: str, data: bytes) -> None:
-    with open(path, "wb") as f:
-        f.write(data)
-        f.flush()
-        os.fsync(f.fileno())
 
 
 def _sync_dir(path: str) -> None:
