@@ -117,9 +117,10 @@ def wrong_schema(db: Path) -> None:
 
 
 def runtime_is_a_file(db: Path) -> None:
-    _remove(db)
-    (db.parent / ".gitignore").unlink()
-    db.parent.rmdir()
+    import shutil
+
+    # the folder holds more than the log (the setup lock of `handrail init`): all of it goes
+    shutil.rmtree(db.parent)
     db.parent.write_text("not a folder\n")
 
 
