@@ -274,7 +274,7 @@ def check_runtime(project: str) -> list[Finding]:
 
     out = []
     v = runtime_versions()
-    if sys.version_info < (3, 11):
+    if sys.version_info < (3, 11):  # noqa: UP036 - installed into an older Python, doctor says so
         out.append(Finding("runtime", ERROR, f"Python {v['python']}: handrail needs 3.11 or later",
                            "install handrail with Python 3.11+"))
     if v["pygit2"] is None:

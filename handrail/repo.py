@@ -127,7 +127,7 @@ class ChangeSet:
     algorithm is git's own, so the numbers are those `git diff --numstat` shows.
     """
 
-    __slots__ = ("repo", "changes", "_blobs")
+    __slots__ = ("_blobs", "changes", "repo")
 
     def __init__(self, repo: pygit2.Repository, changes: list[Change]) -> None:
         self.repo = repo
@@ -267,7 +267,7 @@ class TreeCache:
     """Raw entries of recently read trees, so that a walk over many commits reads
     each tree once (a commit's parent tree is usually the tree just read)."""
 
-    __slots__ = ("repo", "_entries", "limit")
+    __slots__ = ("_entries", "limit", "repo")
 
     def __init__(self, repo: pygit2.Repository, limit: int = 512) -> None:
         self.repo = repo

@@ -10,8 +10,23 @@ from __future__ import annotations
 # This module is imported before every tool call: keep its top-level imports light.
 import sys
 
-from handrail.hooks.pretool import (ASK, DENY, EDIT, NOTIFY, OTHER, READ, SHELL, Answer, BadPayload, Question,
-                                    need_dict, need_str, opt_roots, opt_str, reason_json)
+from handrail.hooks.pretool import (
+    ASK,
+    DENY,
+    EDIT,
+    NOTIFY,
+    OTHER,
+    READ,
+    SHELL,
+    Answer,
+    BadPayload,
+    Question,
+    need_dict,
+    need_str,
+    opt_roots,
+    opt_str,
+    reason_json,
+)
 
 NAME = "cline"
 CAN_ASK = False

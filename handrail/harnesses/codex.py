@@ -11,8 +11,22 @@ from __future__ import annotations
 # unknown keys. This module is imported before every tool call: keep its imports light.
 import sys
 
-from handrail.hooks.pretool import (ASK, DENY, EDIT, NOTIFY, OTHER, SHELL, Answer, BadPayload, Question, event_of,
-                                    need_dict, need_str, opt_str, reason_json)
+from handrail.hooks.pretool import (
+    ASK,
+    DENY,
+    EDIT,
+    NOTIFY,
+    OTHER,
+    SHELL,
+    Answer,
+    BadPayload,
+    Question,
+    event_of,
+    need_dict,
+    need_str,
+    opt_str,
+    reason_json,
+)
 
 NAME = "codex"
 CAN_ASK = False

@@ -12,8 +12,24 @@ from __future__ import annotations
 # its top-level imports light.
 import sys
 
-from handrail.hooks.pretool import (ALLOW, ASK, DENY, EDIT, NOTIFY, OTHER, READ, SHELL, Answer, BadPayload,
-                                    Question, event_of, need_dict, need_str, opt_str, reason_json)
+from handrail.hooks.pretool import (
+    ALLOW,
+    ASK,
+    DENY,
+    EDIT,
+    NOTIFY,
+    OTHER,
+    READ,
+    SHELL,
+    Answer,
+    BadPayload,
+    Question,
+    event_of,
+    need_dict,
+    need_str,
+    opt_str,
+    reason_json,
+)
 
 NAME = "copilot"
 CAN_ASK = True

@@ -57,8 +57,8 @@ def _main(argv: list[str], as_json: bool) -> int:
         given = opts.get("--project")
         cwd = os.getcwd()
         project = os.path.abspath(str(given)) if given is not None else find_project(cwd)
-        from handrail.policy.shell import engine as commands
         from handrail.policy import protocol as protocols
+        from handrail.policy.shell import engine as commands
         from handrail.policy.shell.rules import home_dir
 
         proto = protocols.load(project, opts.get("--protocol"))  # type: ignore[arg-type]

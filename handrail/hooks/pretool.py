@@ -40,7 +40,7 @@ class Question:
     """What the agent wants to do. `paths` for edits and reads (as the harness gave
     them; relative ones are relative to `cwd`), `command` for shell."""
 
-    __slots__ = ("kind", "tool", "paths", "command", "cwd")
+    __slots__ = ("command", "cwd", "kind", "paths", "tool")
 
     def __init__(self, kind: str, tool: str, *, paths: list[str] | None = None, command: str = "",
                  cwd: str = "") -> None:
@@ -59,7 +59,7 @@ class Answer:
     the person and the agent, naming the rule and the way forward. `broken`: the deny
     comes from bad input or an internal error, not from the policy."""
 
-    __slots__ = ("verdict", "message", "broken")
+    __slots__ = ("broken", "message", "verdict")
 
     def __init__(self, verdict: str, message: str = "", *, broken: bool = False) -> None:
         self.verdict = verdict
@@ -219,11 +219,10 @@ def _edit_refusal(paths: list[str], project: str, cwd: str, agent: str | None, h
 
 
 def _shell(q: Question, project: str, cwd: str, *, harness: str, agent: str | None, can_ask: bool) -> Answer:
-    from handrail.policy.shell import engine as commands, writes
     from handrail.policy import protocol as protocols
+    from handrail.policy.shell import engine as commands
+    from handrail.policy.shell import unwrap, writes
     from handrail.policy.shell.rules import home_dir
-
-    from handrail.policy.shell import unwrap
     from handrail.policy.shell.syntax import ShellSyntaxError
 
     command = q.command

@@ -89,7 +89,7 @@ def _tail(checks_dir: str | None, cid: str) -> list[str]:
 
 
 def next_action(slug: str, progress: dict | None, contract_path: str | None) -> str:
-    if progress is None or progress.get("run") is None and progress.get("state") is None:
+    if progress is None or (progress.get("run") is None and progress.get("state") is None):
         return f"start a loop: handrail loop run {slug} -- AGENT …"
     run = progress.get("run") or {}
     again = f"handrail loop run {slug} -- {agent_hint(run)}"

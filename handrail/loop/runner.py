@@ -33,10 +33,9 @@ from handrail.loop import agent as agents
 from handrail.loop import criteria as checks
 from handrail.loop import report, state, worktree
 from handrail.policy import contract as contracts
-from handrail.policy import gates
+from handrail.policy import gates, scope
 from handrail.policy import loop as rules
 from handrail.policy import protocol as protocols
-from handrail.policy import scope
 from handrail.policy import tasks as taskmod
 from handrail.policy.globs import PatternSet
 from handrail.records import clock
@@ -52,8 +51,19 @@ def say(text: str) -> None:
 class Ctx:
     """What one `loop run` works with; `progress` is saved after every step."""
 
-    __slots__ = ("project", "slug", "task", "contract", "progress", "repo", "argv", "requested_steps", "base",
-                 "started", "agent_name")
+    __slots__ = (
+        "agent_name",
+        "argv",
+        "base",
+        "contract",
+        "progress",
+        "project",
+        "repo",
+        "requested_steps",
+        "slug",
+        "started",
+        "task",
+    )
 
     def __init__(self, project: str, slug: str, task: taskmod.Task, contract: contracts.Contract, progress: dict,
                  repo: pygit2.Repository, argv: list[str], requested_steps: int | None) -> None:

@@ -42,7 +42,6 @@ def check_all(project: str, protocol: str | None = None) -> dict:
         directory = os.path.join(root, name)
         if not os.path.isdir(directory):
             continue
-        task_file = os.path.join(directory, taskmod.TASK_FILE)
         shown = os.path.join(taskmod.TASKS_DIR, name, taskmod.TASK_FILE)
         result["files"].append(shown)
         err = taskmod.slug_error(name)

@@ -87,7 +87,7 @@ def can_edit(project: str, *, task: str | None = None, file: str | None = None) 
         return _refused(refusal, primary, shown)
     first_refusal: tuple[Refusal, taskmod.Task] | None = None
     for t, scope in scopes:
-        refusal = _first_refusal(rels, lambda rel: contract_refusal(rel, scope))
+        refusal = _first_refusal(rels, lambda rel, scope=scope: contract_refusal(rel, scope))
         if refusal is None:
             return {
                 "allowed": True,

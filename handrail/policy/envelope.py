@@ -45,7 +45,7 @@ class Decision:
     """The envelope's word on one action. (A plain class: importing `typing` for a
     NamedTuple would cost the hot path milliseconds.)"""
 
-    __slots__ = ("verdict", "reason", "task_type", "state", "message")
+    __slots__ = ("message", "reason", "state", "task_type", "verdict")
 
     def __init__(self, verdict: str, reason: str, task_type: str, state: str | None, message: str) -> None:
         self.verdict = verdict  # allow | refuse | needs_human

@@ -45,7 +45,7 @@ def normalize_pattern(pattern: str) -> str:
 class Pattern:
     """A shell pattern with the tier and file it came from, for reasons people can follow."""
 
-    __slots__ = ("text", "tier", "source", "key")
+    __slots__ = ("key", "source", "text", "tier")
 
     def __init__(self, text: str, tier: str, source: str, key: str) -> None:
         self.text = normalize_pattern(text)
@@ -268,7 +268,7 @@ def patterns(proto: Protocol) -> list[Pattern]:
 class ToolPolicy:
     """What one harness may run without asking, what it must announce, and what needs a human."""
 
-    __slots__ = ("tool", "mode", "allow", "notify", "ask", "deny", "dropped")
+    __slots__ = ("allow", "ask", "deny", "dropped", "mode", "notify", "tool")
 
     def __init__(self, tool: str, mode: str) -> None:
         self.tool = tool

@@ -17,7 +17,7 @@ _TASK_KEYS = frozenset({"slug", "title", "phase", "created_at", "updated_at", "h
 
 
 class Task:
-    __slots__ = ("slug", "data", "dir", "display")
+    __slots__ = ("data", "dir", "display", "slug")
 
     def __init__(self, slug: str, data: dict, directory: str, display: str) -> None:
         self.slug = slug

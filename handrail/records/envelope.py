@@ -63,7 +63,7 @@ def _plain(value: object) -> object:
     if isinstance(value, datetime.datetime):
         from handrail.records.clock import iso
 
-        return iso(value if value.tzinfo else value.replace(tzinfo=datetime.timezone.utc))
+        return iso(value if value.tzinfo else value.replace(tzinfo=datetime.UTC))
     if isinstance(value, datetime.date):
         return value.isoformat()
     if isinstance(value, dict):

@@ -7,7 +7,6 @@ import json
 import pytest
 from gitkit import AGENT, Project, commits, refused
 
-
 # --------------------------------------------------------------------------- rule 1
 
 

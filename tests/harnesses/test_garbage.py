@@ -23,8 +23,7 @@ from handrail.main import main
 SETTINGS = settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 # Every key an adapter reads: the shape-preserving garbage below never touches these.
 READ_KEYS = frozenset({
-    "hook_event_name", "tool_name", "tool_input", "cwd", "toolName", "toolArgs", "preToolUse", "toolName",
-    "parameters", "tool", "args", "directory", "worktree", "command", "file_path", "workspace_roots",
+    "hook_event_name", "tool_name", "tool_input", "cwd", "toolName", "toolArgs", "preToolUse", "parameters", "tool", "args", "directory", "worktree", "command", "file_path", "workspace_roots",
     "workspaceRoots", "path", "filePath", "notebook_path", "absolute_path", "target_file", "patchText", "patch",
     "input", "files", "filePaths", "dir_path", "workdir", "working_directory", "cmd",
 })

@@ -20,7 +20,7 @@ from handrail import prefixes
 from handrail.policy import protocol as protocols
 
 sys.path.insert(0, str(Path(__file__).parent.parent / "harnesses"))
-from anthropic_stub import Stub  # noqa: E402
+from anthropic_stub import Stub
 
 
 def default_project(repo: Path) -> Path:

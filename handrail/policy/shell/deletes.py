@@ -24,7 +24,7 @@ def check_rm(part: Part, toks: list[str], ctx: Ctx) -> list[Finding]:
         return []  # `find … -exec rm -rf {} +`: find-delete judges what find selects
     recursive = False
     prompting = False
-    for i, t in enumerate(toks[1:], 1):
+    for t in toks[1:]:
         if t == "--":
             break
         if not is_flag(t):

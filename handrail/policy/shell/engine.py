@@ -33,7 +33,7 @@ DYNAMIC_RULES = frozenset({"dynamic", "download-to-shell"})
 class Engine:
     """A protocol's patterns for one tool, compiled on first use, program by program."""
 
-    __slots__ = ("proto", "index", "lazy", "source", "memo", "rules")
+    __slots__ = ("index", "lazy", "memo", "proto", "rules", "source")
 
     def __init__(self, proto: Protocol, patterns: list[tuple[Pattern, str]]) -> None:
         self.proto = proto
@@ -58,7 +58,7 @@ class Engine:
         except ValueError as e:
             from handrail.errors import PolicyError
 
-            raise PolicyError(f"{pattern.source}: tiers.{pattern.tier}.{pattern.key}: pattern '{pattern.text}': {e}")
+            raise PolicyError(f"{pattern.source}: tiers.{pattern.tier}.{pattern.key}: pattern '{pattern.text}': {e}") from e
         self.index.add(c)
 
     def candidates(self, toks: list[str], wild: list[bool]) -> list[cmdmatch.Compiled]:
@@ -105,7 +105,7 @@ def _tool_patterns(proto: Protocol, tool: str | None) -> list[tuple[Pattern, str
 
 
 class _Verdict:
-    __slots__ = ("part", "tier", "reasons", "hit", "toks", "wild", "shown")
+    __slots__ = ("hit", "part", "reasons", "shown", "tier", "toks", "wild")
 
     def __init__(self, part: unwrap.Part) -> None:
         self.part = part
