@@ -63,7 +63,8 @@ def _passthrough(name: str, module: str, summary: str, group: click.Group | None
 
 
 _passthrough("can-edit", "handrail.hooks.can_edit", "May an agent edit now (and this file)? Exit 0 yes, 1 no, 2 error.")
-_passthrough("classify", "handrail.hooks.classify", "Which tier is a shell command in? Exit 0 runs, 1 needs a human, 2 error.")
+_passthrough("classify", "handrail.hooks.classify",
+             "Which tier is a shell command in? Exit 0 runs, 1 needs a human, 2 error.")
 
 
 @cli.command()
@@ -514,7 +515,8 @@ _passthrough("pre-push", "handrail.hooks.pre_push", "git pre-push: refuse a push
 for _name, _harness in (("claude", "Claude Code"), ("codex", "Codex CLI"), ("gemini", "Gemini CLI"),
                         ("cursor", "Cursor"), ("copilot", "GitHub Copilot"), ("cline", "Cline"),
                         ("opencode", "OpenCode (its plugin)")):
-    _passthrough(_name, f"handrail.harnesses.{_name}", f"{_harness} pre-tool hook: allow, ask or deny a tool call.", hook)
+    _passthrough(_name, f"handrail.harnesses.{_name}", f"{_harness} pre-tool hook: allow, ask or deny a tool call.",
+                 hook)
 
 
 @cli.group()
@@ -574,7 +576,8 @@ def _decide(decision: str, slug: str, theme: str, words: str | None, project: st
     elif changed:
         click.echo(f"gate {theme} of task '{slug}': {decision} by {by}")
     else:
-        click.echo(f"gate {theme} of task '{slug}' is already {decision} (by {data.get('by')} at {data.get('at')}); nothing changed")
+        click.echo(f"gate {theme} of task '{slug}' is already {decision} "
+                   f"(by {data.get('by')} at {data.get('at')}); nothing changed")
 
 
 @gate.command("approve")
@@ -614,7 +617,8 @@ def _hooks_folder(project: str) -> tuple[str, str]:
 
 @cli.command("install-hooks")
 @click.option("--symlink", is_flag=True, help="Link every hook to one handrail script in the hooks folder.")
-@click.option("--force", is_flag=True, help="Also when an earlier saved hook is in the way (it goes to .handrail/backups).")
+@click.option("--force", is_flag=True,
+              help="Also when an earlier saved hook is in the way (it goes to .handrail/backups).")
 @project_option
 def install_hooks_cmd(symlink: bool, force: bool, project: str) -> None:
     """Write git pre-commit, pre-push and post-commit hooks that run handrail (no framework needed)."""
@@ -981,7 +985,8 @@ def permissions(tools: tuple[str, ...], check: bool, dry_run: bool, project: str
 
 
 @cli.command()
-@click.option("--fix", is_flag=True, help="Regenerate files (with backups), reinstall hooks, set a broken event log aside, then check again.")
+@click.option("--fix", is_flag=True,
+              help="Regenerate files (with backups), reinstall hooks, set a broken event log aside, then check again.")
 @project_option
 @json_option
 def doctor(fix: bool, project: str, as_json: bool) -> None:

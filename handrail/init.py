@@ -38,8 +38,9 @@ LOCAL_HOOKS = (
      "language": "system", "stages": ["pre-push"], "pass_filenames": False, "always_run": True},
     {"id": "handrail-policy-check", "name": "handrail policy check", "entry": "handrail policy check",
      "language": "system", "stages": ["pre-commit"], "files": r"^\.handrail/", "pass_filenames": False},
-    {"id": "handrail-permissions-check", "name": "handrail permissions in sync", "entry": "handrail permissions --check",
-     "language": "system", "stages": ["pre-commit"], "files": GENERATED, "pass_filenames": False},
+    {"id": "handrail-permissions-check", "name": "handrail permissions in sync",
+     "entry": "handrail permissions --check", "language": "system", "stages": ["pre-commit"], "files": GENERATED,
+     "pass_filenames": False},
 )
 NEXT = (
     ("handrail task new my-change --title \"What you are changing\"", "create a task (it starts in plan)"),

@@ -33,7 +33,8 @@ def main(argv: list[str] | None = None) -> int:
         import importlib
 
         return importlib.import_module(FAST[args[0]]).main(args[1:])
-    if len(args) > 1 and args[0] == "hook" and args[1] in FAST_HOOKS and not any(a in ("--help", "-h") for a in args[2:]):
+    if len(args) > 1 and args[0] == "hook" and args[1] in FAST_HOOKS \
+            and not any(a in ("--help", "-h") for a in args[2:]):
         import importlib
 
         try:

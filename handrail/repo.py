@@ -55,7 +55,8 @@ def open_repo(path: str = ".") -> pygit2.Repository:
     try:
         return pygit2.Repository(path, RepositoryOpenFlag.FROM_ENV)
     except (pygit2.GitError, KeyError) as e:
-        raise HandrailError(f"{os.path.abspath(path)}: not inside a git repository ({e})", reason="not_a_repository") from None
+        raise HandrailError(f"{os.path.abspath(path)}: not inside a git repository ({e})",
+                            reason="not_a_repository") from None
 
 
 def open_path(path: str) -> pygit2.Repository:
@@ -63,7 +64,8 @@ def open_path(path: str) -> pygit2.Repository:
     try:
         return pygit2.Repository(path)
     except (pygit2.GitError, KeyError) as e:
-        raise HandrailError(f"{os.path.abspath(path)}: not inside a git repository ({e})", reason="not_a_repository") from None
+        raise HandrailError(f"{os.path.abspath(path)}: not inside a git repository ({e})",
+                            reason="not_a_repository") from None
 
 
 def workdir(repo: pygit2.Repository) -> str:

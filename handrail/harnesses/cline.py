@@ -98,7 +98,7 @@ if command -v handrail >/dev/null 2>&1; then
 fi
 cat >/dev/null
 echo '{"cancel": true, "errorMessage": "handrail: refused: handrail is not on PATH, so this call cannot be checked; install handrail, then retry"}'
-"""
+"""  # noqa: E501 - one shell line: the answer Cline reads
 
 
 def native_files(proto: Protocol) -> list[JsonFile | TextFile]:

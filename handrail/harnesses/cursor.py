@@ -63,8 +63,8 @@ def question(payload: object) -> Question | None:
             args = _args(data.get("tool_input"))
             if tool in SHELL_TOOLS:
                 return Question(SHELL, tool, command=need_str(args, "command", "tool_input"),
-                                cwd=opt_str(args, "cwd", "tool_input") or opt_str(args, "working_directory", "tool_input")
-                                or cwd)
+                                cwd=opt_str(args, "cwd", "tool_input")
+                                or opt_str(args, "working_directory", "tool_input") or cwd)
             kind = EDIT if tool in EDIT_TOOLS else READ
             return Question(kind, tool, paths=[first_str(args, PATH_KEYS, "tool_input")], cwd=cwd)
         return Question(OTHER, tool)

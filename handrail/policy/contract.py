@@ -17,7 +17,8 @@ PRESETS: dict[str, dict[str, int | None]] = {
     "safe": {"max_steps": 10, "cost_ceiling_tokens": 200_000, "max_runtime_minutes": 30, "max_changed_files": 20},
     "balanced": {"max_steps": 20, "cost_ceiling_tokens": 500_000, "max_runtime_minutes": 60, "max_changed_files": 40},
     "builder": {"max_steps": 30, "cost_ceiling_tokens": 1_000_000, "max_runtime_minutes": 120, "max_changed_files": 60},
-    "autopilot": {"max_steps": 50, "cost_ceiling_tokens": 3_000_000, "max_runtime_minutes": 360, "max_changed_files": UNLIMITED},
+    "autopilot": {"max_steps": 50, "cost_ceiling_tokens": 3_000_000, "max_runtime_minutes": 360,
+                  "max_changed_files": UNLIMITED},
 }
 DEFAULT_MODE = "balanced"
 

@@ -112,7 +112,8 @@ def load(project: str, override: str | None = None) -> Protocol:
     """
     path = override if override is not None else discover(project)
     if path is None:
-        return Protocol(_read_builtin(), None, [f"no protocol at {PROTOCOL_PATHS[0]}: using the built-in default policy"])
+        return Protocol(_read_builtin(), None,
+                        [f"no protocol at {PROTOCOL_PATHS[0]}: using the built-in default policy"])
     text = read_text(path)
     data = parse_json(text, path)
     from handrail.policy import validate
@@ -177,7 +178,8 @@ def semantic_errors(data: dict, path: str) -> list[str]:
     for p in _tier_patterns(data, path):
         where = f"tiers.{p.tier}.{p.key}"
         if p.text in seen and seen[p.text] != where.rsplit(".", 1)[0]:
-            errors.append(f"{path}: {where}: pattern '{p.text}' also stands in {seen[p.text]}; a pattern may stand in one tier only")
+            errors.append(f"{path}: {where}: pattern '{p.text}' also stands in {seen[p.text]}; "
+                          "a pattern may stand in one tier only")
         seen.setdefault(p.text, f"tiers.{p.tier}")
     for name, tool in data.get("tools", {}).items():
         for i, tier in enumerate(tool.get("derived_from_tiers", [])):
@@ -215,7 +217,8 @@ def semantic_warnings(data: dict, path: str) -> list[str]:
     for name, tool in data.get("tools", {}).items():
         if TIER3 in tool.get("derived_from_tiers", []):
             warnings.append(
-                f"{path}: tools.{name}.derived_from_tiers: tier3_blocking is never allowed automatically; it is ignored here"
+                f"{path}: tools.{name}.derived_from_tiers: "
+                "tier3_blocking is never allowed automatically; it is ignored here"
             )
     for name, tool in data.get("tools", {}).items():
         if "derived_from_tiers" in tool and any(k in tool for k in ("shell_whitelist", "aioson_whitelist")):
@@ -322,7 +325,8 @@ def resolve_tool(proto: Protocol, tool: str) -> ToolPolicy:
         ]
     else:
         granted = [Pattern(p, TIER1, proto.source, "shell_whitelist") for p in spec.get("shell_whitelist", [])]
-        granted += [Pattern(f"aioson {c} *", TIER1, proto.source, "aioson_whitelist") for c in spec.get("aioson_whitelist", [])]
+        granted += [Pattern(f"aioson {c} *", TIER1, proto.source, "aioson_whitelist")
+                    for c in spec.get("aioson_whitelist", [])]
     seen: set[str] = set()
     for p in granted:
         if p.text in seen:

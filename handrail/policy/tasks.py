@@ -46,7 +46,8 @@ def slug_error(slug: str) -> str | None:
     if not slug:
         return "a task slug cannot be empty"
     if not _SLUG.fullmatch(slug) or ".." in slug:
-        return f"'{slug}' is not a valid task slug: use letters, digits, '.', '_' and '-', starting with a letter or digit"
+        return (f"'{slug}' is not a valid task slug: "
+                "use letters, digits, '.', '_' and '-', starting with a letter or digit")
     return None
 
 

@@ -379,7 +379,8 @@ def test_version_110_is_not_11(handrail, repo: Path) -> None:  # type: ignore[no
     write(repo / ".handrail/autonomy-protocol.json", {**TEMPLATE, "version": "1.10"})
     code, result = check(handrail, repo)
     assert code == 1
-    assert result["errors"] == [".handrail/autonomy-protocol.json: version: '1.10' is not supported (supported: 1.0, 1.1)"]
+    assert result["errors"] == [
+        ".handrail/autonomy-protocol.json: version: '1.10' is not supported (supported: 1.0, 1.1)"]
     assert protocols.parse_version("1.10") > protocols.parse_version("1.9") > protocols.parse_version("1.1")
 
 

@@ -52,7 +52,8 @@ def check_code(part: Part, toks: list[str], ctx: Ctx) -> list[Finding]:
             codes.append((part.stdin_text, False))
             inline = True
         elif part.feed is None and any(w.text in ("--version", "-V", "--help", "-h", "-version") or (
-                w.text == "-v" and part.name in ("node", "bun", "deno", "perl", "php", "ruby")) for w in part.words[1:]):
+                w.text == "-v" and part.name in ("node", "bun", "deno", "perl", "php", "ruby"))
+                for w in part.words[1:]):
             return []  # prints its version or its help and exits
         elif part.feed is None:
             return [(3, "dynamic", f"{label} starts an interactive interpreter: code typed into it escapes every "

@@ -58,7 +58,8 @@ class Engine:
         except ValueError as e:
             from handrail.errors import PolicyError
 
-            raise PolicyError(f"{pattern.source}: tiers.{pattern.tier}.{pattern.key}: pattern '{pattern.text}': {e}") from e
+            where = f"{pattern.source}: tiers.{pattern.tier}.{pattern.key}"
+            raise PolicyError(f"{where}: pattern '{pattern.text}': {e}") from e
         self.index.add(c)
 
     def candidates(self, toks: list[str], wild: list[bool]) -> list[cmdmatch.Compiled]:
