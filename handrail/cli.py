@@ -432,12 +432,12 @@ def autonomy_get(agent: str, task_type: str | None, fmt: str, root: str | None, 
         click.echo(_stale_warning(got, agent))
 
 
-def _age(env: dict) -> str:
+def _age(env: dict[str, Any]) -> str:
     days = "?" if env.get("daysSinceUpdate") is None else f"{env['daysSinceUpdate']}d"
     return f"{days} STALE" if env["stale"] else days
 
 
-def _stale_warning(env: dict, agent: str) -> str:
+def _stale_warning(env: dict[str, Any], agent: str) -> str:
     days = "an unknown number of" if env.get("daysSinceUpdate") is None else env["daysSinceUpdate"]
     return (f"warning: {env['envelope']}: untouched for {days} days (updated {env.get('updated')}): "
             f"review it with `handrail autonomy get {agent}` and confirm or change each task type")

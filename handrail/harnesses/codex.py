@@ -56,7 +56,7 @@ def question(payload: object) -> Question | None:
     return Question(OTHER, tool)
 
 
-def _text(data: dict) -> str:
+def _text(data: dict[str, Any]) -> str:
     """`tool_input.command` as one string. Older Codex builds send argv
     (`["bash", "-lc", "git status"]`): the script of a shell's -c, else the words."""
     args = need_dict(data.get("tool_input"), "tool_input")
@@ -113,6 +113,8 @@ def main(argv: list[str]) -> int:
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from typing import Any
+
     from handrail.native import JsonFile, TextFile
     from handrail.policy.protocol import Protocol
 

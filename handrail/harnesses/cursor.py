@@ -73,7 +73,7 @@ def question(payload: object) -> Question | None:
     raise BadPayload("payload: no hook_event_name, command, file_path or tool_name")
 
 
-def _args(value: object) -> dict:
+def _args(value: object) -> dict[str, Any]:
     if isinstance(value, str):  # some events send tool_input as a JSON string
         import json
 
@@ -113,6 +113,8 @@ def main(argv: list[str]) -> int:
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from typing import Any
+
     from handrail.native import JsonFile, TextFile
     from handrail.policy.protocol import Protocol
 

@@ -8,6 +8,10 @@ from handrail.errors import PolicyError
 from handrail.fsio import parse_json, read_text
 from handrail.policy.scope import PROTECTED, ContractScope
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
+
 CONTRACT_FILE = "harness-contract.json"
 
 UNLIMITED = None
@@ -35,7 +39,7 @@ GATE_THEMES: dict[str, tuple[str, ...]] = {
 class Contract:
     __slots__ = ("data", "path", "warnings")
 
-    def __init__(self, data: dict, path: str, warnings: list[str] | None = None) -> None:
+    def __init__(self, data: dict[str, Any], path: str, warnings: list[str] | None = None) -> None:
         self.data = data
         self.path = path
         self.warnings = warnings or []
@@ -63,7 +67,7 @@ class Contract:
         overrides = gate.get("paths", {})
         return {t: tuple(overrides.get(t, GATE_THEMES[t])) for t in gate.get("required_for", [])}
 
-    def criteria(self) -> list[dict]:
+    def criteria(self) -> list[dict[str, Any]]:
         out = []
         for c in self.data.get("criteria", []):
             v = c.get("verification")
@@ -114,7 +118,7 @@ def check(data: object, path: str) -> tuple[list[str], list[str]]:
     return errors, warnings_of(data, path)
 
 
-def warnings_of(data: dict, path: str) -> list[str]:
+def warnings_of(data: dict[str, Any], path: str) -> list[str]:
     return [
         f"{path}: criteria[{i}]: binary criterion '{c.get('id')}' has no verification, so nothing can check it"
         for i, c in enumerate(data.get("criteria", []))

@@ -13,6 +13,10 @@ from handrail.policy import contract as contracts
 from handrail.policy import tasks as taskmod
 from handrail.policy.scope import Refusal, builtin_refusal, contract_refusal
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
+
 EDIT_PHASES_TEXT = ", ".join(taskmod.EDIT_PHASES)
 
 
@@ -50,7 +54,7 @@ def _first_refusal(rels: list[str], check) -> Refusal | None:  # type: ignore[no
     return None
 
 
-def can_edit(project: str, *, task: str | None = None, file: str | None = None) -> dict:
+def can_edit(project: str, *, task: str | None = None, file: str | None = None) -> dict[str, Any]:
     """The answer as a dict (`allowed`, `reason`, …). Raises HandrailError on bad input."""
     if not os.path.isdir(project):
         raise HandrailError(f"{project}: project folder not found", reason="bad_arguments")
@@ -102,7 +106,7 @@ def can_edit(project: str, *, task: str | None = None, file: str | None = None) 
     return _refused(first_refusal[0], first_refusal[1], shown)
 
 
-def _refused(refusal: Refusal, task: taskmod.Task, file: str) -> dict:
+def _refused(refusal: Refusal, task: taskmod.Task, file: str) -> dict[str, Any]:
     return {
         "allowed": False,
         "reason": refusal.reason,
@@ -114,7 +118,7 @@ def _refused(refusal: Refusal, task: taskmod.Task, file: str) -> dict:
     }
 
 
-def explain(answer: dict, project: str) -> str:
+def explain(answer: dict[str, Any], project: str) -> str:
     """One line for a person: what was decided and what to do next."""
     reason = answer["reason"]
     if answer["allowed"]:

@@ -32,7 +32,7 @@ import hashlib
 import re
 from collections.abc import Iterable, Mapping, Sequence
 from datetime import UTC, date, datetime, timedelta
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 BOOTSTRAP_DIR = ".handrail/context/bootstrap"
 LEGACY_BOOTSTRAP_DIR = ".aioson/context/bootstrap"   # read where a project already keeps them there
@@ -234,7 +234,7 @@ def _plain(value: object) -> object:
 
 
 class Front(NamedTuple):
-    data: dict
+    data: dict[str, Any]
     body: str
 
 

@@ -12,6 +12,10 @@ import os
 from handrail.errors import PolicyError
 from handrail.fsio import parse_json, read_text
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
+
 PROTOCOL_PATHS = (
     os.path.join(".handrail", "autonomy-protocol.json"),
     os.path.join(".aioson", "config", "autonomy-protocol.json"),
@@ -63,7 +67,7 @@ class Pattern:
 class Protocol:
     __slots__ = ("data", "path", "source", "warnings")
 
-    def __init__(self, data: dict, path: str | None, warnings: list[str] | None = None) -> None:
+    def __init__(self, data: dict[str, Any], path: str | None, warnings: list[str] | None = None) -> None:
         self.data = data
         self.path = path
         self.source = path or BUILTIN_SOURCE
@@ -129,10 +133,10 @@ def load(project: str, override: str | None = None) -> Protocol:
     return Protocol(data, path, warnings)
 
 
-_BUILTIN: dict | None = None
+_BUILTIN: dict[str, Any] | None = None
 
 
-def _read_builtin() -> dict:
+def _read_builtin() -> dict[str, Any]:
     global _BUILTIN
     if _BUILTIN is None:
         data = parse_json(read_text(DEFAULT_PROTOCOL), DEFAULT_PROTOCOL)
@@ -161,7 +165,7 @@ def check(data: object, path: str) -> tuple[list[str], list[str]]:
     return errors, semantic_warnings(data, path)
 
 
-def semantic_errors(data: dict, path: str) -> list[str]:
+def semantic_errors(data: dict[str, Any], path: str) -> list[str]:
     errors: list[str] = []
     version = parse_version(data.get("version"))
     if version not in SUPPORTED_VERSIONS:
@@ -194,7 +198,7 @@ def semantic_errors(data: dict, path: str) -> list[str]:
     return errors
 
 
-def _rule_errors(rules: dict, path: str) -> list[str]:
+def _rule_errors(rules: dict[str, Any], path: str) -> list[str]:
     """The `rules` map switches shipped rules by name: a misspelt name would silently
     leave the rule on (or the user believing it off), so it is an error."""
     import difflib
@@ -212,7 +216,7 @@ def _rule_errors(rules: dict, path: str) -> list[str]:
     return errors
 
 
-def semantic_warnings(data: dict, path: str) -> list[str]:
+def semantic_warnings(data: dict[str, Any], path: str) -> list[str]:
     warnings = []
     for name, tool in data.get("tools", {}).items():
         if TIER3 in tool.get("derived_from_tiers", []):
@@ -229,21 +233,21 @@ def semantic_warnings(data: dict, path: str) -> list[str]:
 # --------------------------------------------------------------------------- resolution
 
 
-def _expand(tier: str, body: dict, source: str) -> list[Pattern]:
+def _expand(tier: str, body: dict[str, Any], source: str) -> list[Pattern]:
     out = [Pattern(p, tier, source, "shell_patterns") for p in body.get("shell_patterns", [])]
     out += [Pattern(f"aioson {c} *", tier, source, "aioson_commands") for c in body.get("aioson_commands", [])]
     out += [Pattern(f"handrail {c} *", tier, source, "handrail_commands") for c in body.get("handrail_commands", [])]
     return out
 
 
-def _tier_patterns(data: dict, source: str) -> list[Pattern]:
+def _tier_patterns(data: dict[str, Any], source: str) -> list[Pattern]:
     out: list[Pattern] = []
     for tier in TIERS:
         out += _expand(tier, data.get("tiers", {}).get(tier, {}), source)
     return out
 
 
-def _legacy_patterns(data: dict, source: str) -> list[Pattern]:
+def _legacy_patterns(data: dict[str, Any], source: str) -> list[Pattern]:
     """v1.0: whitelists are tier 1 and blacklists tier 3, across every tool."""
     out: list[Pattern] = []
     for tool in data.get("tools", {}).values():

@@ -8,6 +8,10 @@ import re
 from handrail.errors import HandrailError, PolicyError
 from handrail.fsio import atomic_write, dump_json, parse_json, read_text, utc_now
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
+
 PHASES = ("plan", "implement", "doc_review", "review", "done")
 EDIT_PHASES = ("implement", "doc_review")
 TASKS_DIR = os.path.join(".handrail", "tasks")
@@ -19,7 +23,7 @@ _TASK_KEYS = frozenset({"slug", "title", "phase", "created_at", "updated_at", "h
 class Task:
     __slots__ = ("data", "dir", "display", "slug")
 
-    def __init__(self, slug: str, data: dict, directory: str, display: str) -> None:
+    def __init__(self, slug: str, data: dict[str, Any], directory: str, display: str) -> None:
         self.slug = slug
         self.data = data
         self.dir = directory
@@ -72,7 +76,7 @@ def task_dir(project: str, slug: str) -> str:
     return os.path.join(tasks_root(project), slug)
 
 
-def _validate(data: dict, slug: str, display: str) -> None:
+def _validate(data: dict[str, Any], slug: str, display: str) -> None:
     for key in data:
         if key not in _TASK_KEYS:
             raise PolicyError(f"{display}: {key}: unknown key (valid keys: {', '.join(sorted(_TASK_KEYS))})")

@@ -17,6 +17,8 @@ from handrail.policy.shell.syntax import ShellSyntaxError
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from typing import Any
+
     from handrail.policy.protocol import Pattern, Protocol
 
 DECISIONS = {1: "allow", 2: "notify", 3: "ask", None: "unlisted"}
@@ -37,7 +39,7 @@ class Engine:
 
     def __init__(self, proto: Protocol, patterns: list[tuple[Pattern, str]]) -> None:
         self.proto = proto
-        self.memo: dict[str, tuple] = {}
+        self.memo: dict[str, tuple[Any, ...]] = {}
         self.rules: dict[str, bool] = {}
         self.source = proto.source
         self.index = cmdmatch.Index()
@@ -112,14 +114,14 @@ class _Verdict:
         self.part = part
         self.shown = ""  # the pipeline a pipeline pattern matched
         self.tier: int | None = None
-        self.reasons: list[dict] = []
+        self.reasons: list[dict[str, Any]] = []
         self.hit: cmdmatch.Compiled | None = None
         self.toks: list[str] = []
         self.wild: list[bool] = []
 
 
 def classify(text: str, eng: Engine, *, cwd: str, project: str, home: str,
-             parts: list[unwrap.Part] | None = None) -> dict:
+             parts: list[unwrap.Part] | None = None) -> dict[str, Any]:
     """The answer for one command: command, tier, decision, reasons (strictest first), message.
     `parts`: the command already split (`unwrap.split`), so that a caller asking two questions
     of one command (what it writes, which tier) parses it once."""
@@ -151,8 +153,8 @@ def classify(text: str, eng: Engine, *, cwd: str, project: str, home: str,
     if len(verdicts) == 1:
         return _answer(text, tier, verdicts[0].reasons)
     ordered = sorted(verdicts, key=lambda v: _RANK[v.tier])
-    reasons: list[dict] = []
-    seen: set[tuple] = set()
+    reasons: list[dict[str, Any]] = []
+    seen: set[tuple[Any, ...]] = set()
     for v in ordered:
         for r in v.reasons:
             key = (r.get("part"), r.get("pattern"), r.get("rule"), r.get("why"))
@@ -162,7 +164,7 @@ def classify(text: str, eng: Engine, *, cwd: str, project: str, home: str,
     return _answer(text, tier, reasons)
 
 
-def _answer(text: str, tier: int | None, reasons: list[dict]) -> dict:
+def _answer(text: str, tier: int | None, reasons: list[dict[str, Any]]) -> dict[str, Any]:
     return {"command": text, "tier": tier, "decision": DECISIONS[tier], "reasons": reasons}
 
 
@@ -221,7 +223,7 @@ def _match_pipelines(verdicts: list[_Verdict], eng: Engine) -> None:
                             w.shown = shown
 
 
-def _pattern_reason(part: unwrap.Part, c: cmdmatch.Compiled, shown: str = "") -> dict:
+def _pattern_reason(part: unwrap.Part, c: cmdmatch.Compiled, shown: str = "") -> dict[str, Any]:
     p = c.pattern
     r = {"part": shown or part.text, "tier": TIER_NUMBER[c.tier], "reason": "pattern", "pattern": p.text,  # type: ignore[attr-defined]
          "source": p.source, "key": f"tiers.{p.tier}.{p.key}" if p.key in (  # type: ignore[attr-defined]
@@ -231,7 +233,7 @@ def _pattern_reason(part: unwrap.Part, c: cmdmatch.Compiled, shown: str = "") ->
     return r
 
 
-def _rule_reason(part: unwrap.Part, tier: int, rule: str, why: str) -> dict:
+def _rule_reason(part: unwrap.Part, tier: int, rule: str, why: str) -> dict[str, Any]:
     r = {"part": part.text, "tier": tier, "reason": "dynamic" if rule in DYNAMIC_RULES else rule
          if rule == "unparseable" else "rule", "rule": rule, "source": cmdrules.SOURCE, "why": why}
     if part.via:
@@ -335,7 +337,7 @@ def _dry_run(part: unwrap.Part, toks: list[str]) -> bool:
                for t in words)
 
 
-def summary(answer: dict) -> str:
+def summary(answer: dict[str, Any]) -> str:
     """One line a person reads: what was decided, about which part, by which pattern or rule."""
     tier = answer["tier"]
     head = {1: "allowed", 2: "allowed, with a notice", 3: "needs a human", None: "unlisted"}[tier]
@@ -346,7 +348,7 @@ def summary(answer: dict) -> str:
     return f"{head}: {describe(r)}"
 
 
-def describe(r: dict) -> str:
+def describe(r: dict[str, Any]) -> str:
     via = f" (via {', '.join(r['via'])})" if r.get("via") else ""
     if r.get("reason") == "pattern":
         return f"'{r['part']}'{via} matches '{r['pattern']}' in {r['key']} of {r['source']}"
