@@ -273,7 +273,7 @@ class UsageOneCommand(click.Command):
         try:
             return super().parse_args(ctx, args)
         except click.UsageError as e:
-            e.exit_code = 1
+            e.exit_code = 1  # type: ignore[misc]  # click declares a ClassVar; this error exits 1
             raise
 
 
@@ -284,14 +284,14 @@ class UsageOneGroup(click.Group):
         try:
             return super().parse_args(ctx, args)
         except click.UsageError as e:
-            e.exit_code = 1
+            e.exit_code = 1  # type: ignore[misc]  # click declares a ClassVar; this error exits 1
             raise
 
     def resolve_command(self, ctx: click.Context, args: list[str]) -> Any:
         try:
             return super().resolve_command(ctx, args)
         except click.UsageError as e:
-            e.exit_code = 1
+            e.exit_code = 1  # type: ignore[misc]  # click declares a ClassVar; this error exits 1
             raise
 
 

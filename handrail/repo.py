@@ -326,7 +326,7 @@ def _changes_between(repo: pygit2.Repository, old: pygit2.Tree | None, new: pygi
     _tree_delta(trees, old.id.raw if old is not None else None, new.id.raw, b"", raw)
     if any(a is None for _p, a, _b in raw) and any(b is None for _p, _a, b in raw):
         # Files both appear and disappear: libgit2 pairs renames (and copies) as git does.
-        diff = new.diff_to_tree(swap=True) if old is None else repo.diff(old, new)
+        diff = new.diff_to_tree(swap=True) if old is None else old.diff_to_tree(new)
         return _from_diff(diff)
     out = []
     for path, a, b in sorted(raw):

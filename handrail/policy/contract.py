@@ -46,7 +46,8 @@ class Contract:
 
     @property
     def mode(self) -> str:
-        return self.data.get("contract_mode", DEFAULT_MODE)
+        mode: str = self.data.get("contract_mode", DEFAULT_MODE)
+        return mode
 
     def scope(self, source: str | None = None) -> ContractScope:
         return ContractScope(

@@ -15,6 +15,7 @@ from handrail.policy.scope import Refusal, builtin_refusal, contract_refusal
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from collections.abc import Callable
     from typing import Any
 
 EDIT_PHASES_TEXT = ", ".join(taskmod.EDIT_PHASES)
@@ -46,7 +47,7 @@ def resolve_file(project: str, file: str) -> list[str] | None:
     return [literal] if literal == real else [literal, real]
 
 
-def _first_refusal(rels: list[str], check) -> Refusal | None:  # type: ignore[no-untyped-def]
+def _first_refusal(rels: list[str], check: Callable[[str], Refusal | None]) -> Refusal | None:
     for rel in rels:
         r = check(rel)
         if r is not None:
@@ -91,7 +92,7 @@ def can_edit(project: str, *, task: str | None = None, file: str | None = None) 
         return _refused(refusal, primary, shown)
     first_refusal: tuple[Refusal, taskmod.Task] | None = None
     for t, scope in scopes:
-        refusal = _first_refusal(rels, lambda rel, scope=scope: contract_refusal(rel, scope))
+        refusal = _first_refusal(rels, lambda rel: contract_refusal(rel, scope))  # noqa: B023 - called before the loop moves on
         if refusal is None:
             return {
                 "allowed": True,

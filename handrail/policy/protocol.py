@@ -83,11 +83,13 @@ class Protocol:
 
     @property
     def global_mode(self) -> str:
-        return self.data.get("global_mode", "guarded")
+        mode: str = self.data.get("global_mode", "guarded")
+        return mode
 
     @property
     def tier3_decision(self) -> str:
-        return self.data.get("tiers", {}).get(TIER3, {}).get("decision", "ask")
+        decision: str = self.data.get("tiers", {}).get(TIER3, {}).get("decision", "ask")
+        return decision
 
     @property
     def protected_branches(self) -> list[str]:

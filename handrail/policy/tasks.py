@@ -31,7 +31,8 @@ class Task:
 
     @property
     def phase(self) -> str:
-        return self.data["phase"]
+        phase: str = self.data["phase"]
+        return phase
 
     @property
     def editing(self) -> bool:
@@ -39,7 +40,8 @@ class Task:
 
     @property
     def updated_at(self) -> str:
-        return self.data.get("updated_at", "")
+        updated: str = self.data.get("updated_at", "")
+        return updated
 
     def summary(self) -> dict[str, str]:
         return {"task": self.slug, "phase": self.phase}

@@ -60,7 +60,8 @@ def remember_valid(kind: str, text: str) -> None:
 
 def load_schema(name: str) -> dict[str, Any]:
     with open(os.path.join(_SCHEMA_DIR, f"{name}.schema.json"), encoding="utf-8") as f:
-        return json.load(f)
+        schema: dict[str, Any] = json.load(f)
+        return schema
 
 
 def json_path(parts: object) -> str:

@@ -13,6 +13,7 @@ from handrail.policy.protocol import TIER1, TIER2, TIER3, TIER_NUMBER
 from handrail.policy.shell import patterns as cmdmatch
 from handrail.policy.shell import rules as cmdrules
 from handrail.policy.shell import unwrap
+from handrail.policy.shell.code import INTERPRETERS
 from handrail.policy.shell.syntax import ShellSyntaxError
 
 TYPE_CHECKING = False
@@ -322,7 +323,7 @@ def _asks_for_help(part: unwrap.Part) -> bool:
     words = part.words
     if len(words) < 2 or part.via or part.redirs or part.flags or any(w.dyn for w in words):
         return False
-    if "/" in words[0].raw or part.name in _NO_HELP or part.name in cmdrules.INTERPRETERS:
+    if "/" in words[0].raw or part.name in _NO_HELP or part.name in INTERPRETERS:
         return False
     last = words[-1].text
     return last in ("--help", "--version") or (last == "-h" and len(words) == 2)
