@@ -15,7 +15,7 @@ import sys
 import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from common import compare, handrail_command, verdict  # noqa: E402
+from common import compare, handrail_command, verdict
 
 
 def make_project(root: str, tasks: int = 20) -> str:

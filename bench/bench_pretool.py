@@ -21,8 +21,8 @@ import sys
 import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from bench_can_edit import make_project  # noqa: E402
-from common import compare, handrail_command, verdict  # noqa: E402
+from bench_can_edit import make_project
+from common import compare, handrail_command, verdict
 
 
 def payload(project: str, tool: str, tool_input: dict) -> bytes:

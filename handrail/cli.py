@@ -63,7 +63,8 @@ def _passthrough(name: str, module: str, summary: str, group: click.Group | None
 
 
 _passthrough("can-edit", "handrail.hooks.can_edit", "May an agent edit now (and this file)? Exit 0 yes, 1 no, 2 error.")
-_passthrough("classify", "handrail.hooks.classify", "Which tier is a shell command in? Exit 0 runs, 1 needs a human, 2 error.")
+_passthrough("classify", "handrail.hooks.classify",
+             "Which tier is a shell command in? Exit 0 runs, 1 needs a human, 2 error.")
 
 
 @cli.command()
@@ -272,7 +273,7 @@ class UsageOneCommand(click.Command):
         try:
             return super().parse_args(ctx, args)
         except click.UsageError as e:
-            e.exit_code = 1
+            e.exit_code = 1  # type: ignore[misc]  # click declares a ClassVar; this error exits 1
             raise
 
 
@@ -283,14 +284,14 @@ class UsageOneGroup(click.Group):
         try:
             return super().parse_args(ctx, args)
         except click.UsageError as e:
-            e.exit_code = 1
+            e.exit_code = 1  # type: ignore[misc]  # click declares a ClassVar; this error exits 1
             raise
 
     def resolve_command(self, ctx: click.Context, args: list[str]) -> Any:
         try:
             return super().resolve_command(ctx, args)
         except click.UsageError as e:
-            e.exit_code = 1
+            e.exit_code = 1  # type: ignore[misc]  # click declares a ClassVar; this error exits 1
             raise
 
 
@@ -431,12 +432,12 @@ def autonomy_get(agent: str, task_type: str | None, fmt: str, root: str | None, 
         click.echo(_stale_warning(got, agent))
 
 
-def _age(env: dict) -> str:
+def _age(env: dict[str, Any]) -> str:
     days = "?" if env.get("daysSinceUpdate") is None else f"{env['daysSinceUpdate']}d"
     return f"{days} STALE" if env["stale"] else days
 
 
-def _stale_warning(env: dict, agent: str) -> str:
+def _stale_warning(env: dict[str, Any], agent: str) -> str:
     days = "an unknown number of" if env.get("daysSinceUpdate") is None else env["daysSinceUpdate"]
     return (f"warning: {env['envelope']}: untouched for {days} days (updated {env.get('updated')}): "
             f"review it with `handrail autonomy get {agent}` and confirm or change each task type")
@@ -514,7 +515,8 @@ _passthrough("pre-push", "handrail.hooks.pre_push", "git pre-push: refuse a push
 for _name, _harness in (("claude", "Claude Code"), ("codex", "Codex CLI"), ("gemini", "Gemini CLI"),
                         ("cursor", "Cursor"), ("copilot", "GitHub Copilot"), ("cline", "Cline"),
                         ("opencode", "OpenCode (its plugin)")):
-    _passthrough(_name, f"handrail.harnesses.{_name}", f"{_harness} pre-tool hook: allow, ask or deny a tool call.", hook)
+    _passthrough(_name, f"handrail.harnesses.{_name}", f"{_harness} pre-tool hook: allow, ask or deny a tool call.",
+                 hook)
 
 
 @cli.group()
@@ -574,7 +576,8 @@ def _decide(decision: str, slug: str, theme: str, words: str | None, project: st
     elif changed:
         click.echo(f"gate {theme} of task '{slug}': {decision} by {by}")
     else:
-        click.echo(f"gate {theme} of task '{slug}' is already {decision} (by {data.get('by')} at {data.get('at')}); nothing changed")
+        click.echo(f"gate {theme} of task '{slug}' is already {decision} "
+                   f"(by {data.get('by')} at {data.get('at')}); nothing changed")
 
 
 @gate.command("approve")
@@ -614,7 +617,8 @@ def _hooks_folder(project: str) -> tuple[str, str]:
 
 @cli.command("install-hooks")
 @click.option("--symlink", is_flag=True, help="Link every hook to one handrail script in the hooks folder.")
-@click.option("--force", is_flag=True, help="Also when an earlier saved hook is in the way (it goes to .handrail/backups).")
+@click.option("--force", is_flag=True,
+              help="Also when an earlier saved hook is in the way (it goes to .handrail/backups).")
 @project_option
 def install_hooks_cmd(symlink: bool, force: bool, project: str) -> None:
     """Write git pre-commit, pre-push and post-commit hooks that run handrail (no framework needed)."""
@@ -981,7 +985,8 @@ def permissions(tools: tuple[str, ...], check: bool, dry_run: bool, project: str
 
 
 @cli.command()
-@click.option("--fix", is_flag=True, help="Regenerate files (with backups), reinstall hooks, set a broken event log aside, then check again.")
+@click.option("--fix", is_flag=True,
+              help="Regenerate files (with backups), reinstall hooks, set a broken event log aside, then check again.")
 @project_option
 @json_option
 def doctor(fix: bool, project: str, as_json: bool) -> None:

@@ -19,7 +19,8 @@ from handrail.fsio import atomic_write, dump_json
 ALLOWED, REFUSED, NOTICE = "✓ allowed", "✗ refused", "ℹ notice "
 
 
-def handrail(project: str, *args: str, input: str | None = None, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+def handrail(project: str, *args: str, input: str | None = None,
+             env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
     return subprocess.run([sys.executable, "-m", "handrail", *args], cwd=project, input=input, text=True,
                           capture_output=True, env={**os.environ, **(env or {})})
 
@@ -52,7 +53,8 @@ def layer_can_edit(project: str) -> None:
     r = handrail(project, "can-edit", "--file", "src/app.py", "--json")
     show(REFUSED if r.returncode else ALLOWED, "src/app.py (task in plan)", json.loads(r.stdout)["reason"])
     handrail(project, "task", "phase", "login", "implement")
-    for file in ("src/app.py", "README.md", ".env", "src/vendor/lib.js", ".handrail/autonomy-protocol.json", "../elsewhere.txt"):
+    for file in ("src/app.py", "README.md", ".env", "src/vendor/lib.js", ".handrail/autonomy-protocol.json",
+                 "../elsewhere.txt"):
         r = handrail(project, "can-edit", "--file", file, "--json")
         answer = json.loads(r.stdout.splitlines()[-1])
         why = answer["reason"] + (f" ({answer['rule']}, {answer['source']})" if "rule" in answer else "")
@@ -106,7 +108,8 @@ def layer_git(project: str) -> None:
     r = git("commit", "-q", "-m", "add settings")
     show(REFUSED if r.returncode else ALLOWED, "commit .env", first_problem(r))
     r = git("commit", "-q", "--no-verify", "-m", "add settings, skipping the hooks")
-    show(NOTICE, "commit .env --no-verify", "hooks skipped: the commit is made" if r.returncode == 0 else r.stderr.strip())
+    show(NOTICE, "commit .env --no-verify",
+         "hooks skipped: the commit is made" if r.returncode == 0 else r.stderr.strip())
     remote = os.path.join(os.path.dirname(project), "remote.git")
     subprocess.run(["git", "init", "-q", "--bare", remote], check=True, env=env)
     r = git("push", "-q", remote, "HEAD:refs/heads/login")
@@ -122,7 +125,8 @@ def layer_classify(project: str) -> None:
         if answer["tier"] == 3:
             rule = next((x for x in reasons if "rule" in x), reasons[0])
             via = f" via {', '.join(rule['via'])}" if rule.get("via") else ""
-            show(REFUSED, command, f"tier 3: part '{rule['part']}'{via}, rule {rule.get('rule') or rule.get('pattern')}")
+            show(REFUSED, command,
+                 f"tier 3: part '{rule['part']}'{via}, rule {rule.get('rule') or rule.get('pattern')}")
             continue
         first = reasons[0]
         show(ALLOWED if r.returncode == 0 else REFUSED, command, f"tier {answer['tier']}: pattern '{first['pattern']}'")

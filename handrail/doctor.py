@@ -16,7 +16,7 @@ import shlex
 import shutil
 import sys
 from collections.abc import Callable
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 from handrail.errors import HandrailError
 
@@ -274,7 +274,7 @@ def check_runtime(project: str) -> list[Finding]:
 
     out = []
     v = runtime_versions()
-    if sys.version_info < (3, 11):
+    if sys.version_info < (3, 11):  # noqa: UP036 - installed into an older Python, doctor says so
         out.append(Finding("runtime", ERROR, f"Python {v['python']}: handrail needs 3.11 or later",
                            "install handrail with Python 3.11+"))
     if v["pygit2"] is None:
@@ -330,7 +330,7 @@ CHECKERS: dict[str, Callable[[str], list[Finding]]] = {
 }
 
 
-def diagnose(project: str) -> dict:
+def diagnose(project: str) -> dict[str, Any]:
     findings: list[Finding] = []
     status: dict[str, str] = {}
     for name, checker in CHECKERS.items():
@@ -406,7 +406,7 @@ def _why(e: BaseException) -> str:
     return " ".join(str(e).split()) or type(e).__name__
 
 
-def run(project: str, *, fix: bool = False) -> dict:
+def run(project: str, *, fix: bool = False) -> dict[str, Any]:
     """The report (the `--json` answer); with `fix`, the report after repairing.
 
     `fixed` lists what a repair did; `could_not_fix` what failed, and each finding a
@@ -432,7 +432,7 @@ def run(project: str, *, fix: bool = False) -> dict:
     return report
 
 
-def text_report(report: dict) -> list[str]:
+def text_report(report: dict[str, Any]) -> list[str]:
     marks = {"ok": "✓", WARNING: "!", ERROR: "✗"}
     lines = [f"handrail doctor: {report['project']}"]
     for line in report.get("fixed", []):

@@ -21,6 +21,10 @@ import time
 
 from handrail.errors import HandrailError, PolicyError
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
+
 
 def utc_now() -> str:
     """UTC time as ISO 8601 with a `Z`, without importing datetime."""
@@ -50,7 +54,7 @@ def read_json(path: str) -> object:
     return parse_json(read_text(path), path)
 
 
-def read_json_object(path: str) -> dict:
+def read_json_object(path: str) -> dict[str, Any]:
     data = read_json(path)
     if not isinstance(data, dict):
         raise PolicyError(f"{path}: expected a JSON object at the top level, found {type(data).__name__}")

@@ -13,7 +13,7 @@ import os
 import shutil
 import subprocess
 import sys
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 from handrail.errors import HandrailError
 from handrail.fsio import atomic_write, dump_json, read_text
@@ -38,8 +38,9 @@ LOCAL_HOOKS = (
      "language": "system", "stages": ["pre-push"], "pass_filenames": False, "always_run": True},
     {"id": "handrail-policy-check", "name": "handrail policy check", "entry": "handrail policy check",
      "language": "system", "stages": ["pre-commit"], "files": r"^\.handrail/", "pass_filenames": False},
-    {"id": "handrail-permissions-check", "name": "handrail permissions in sync", "entry": "handrail permissions --check",
-     "language": "system", "stages": ["pre-commit"], "files": GENERATED, "pass_filenames": False},
+    {"id": "handrail-permissions-check", "name": "handrail permissions in sync",
+     "entry": "handrail permissions --check", "language": "system", "stages": ["pre-commit"], "files": GENERATED,
+     "pass_filenames": False},
 )
 NEXT = (
     ("handrail task new my-change --title \"What you are changing\"", "create a task (it starts in plan)"),
@@ -232,7 +233,7 @@ def merge_pre_commit_config(root: str) -> Step:
     return Step(PRE_COMMIT_CONFIG, "created" if current is None else "updated (handrail's hooks added)")
 
 
-def _insert_local_repo(text: str, hooks: list[dict]) -> str:
+def _insert_local_repo(text: str, hooks: list[dict[str, Any]]) -> str:
     import re
 
     import yaml
@@ -257,7 +258,8 @@ def _insert_local_repo(text: str, hooks: list[dict]) -> str:
 # --------------------------------------------------------------------------- the command
 
 
-def init(project: str, *, tools: list[str] | None = None, pre_commit: bool = False, force: bool = False) -> dict:
+def init(project: str, *, tools: list[str] | None = None, pre_commit: bool = False,
+         force: bool = False) -> dict[str, Any]:
     """Set the repository around `project` up; the `--json` answer. The lock that
     `handrail permissions` takes is held throughout, so that a second init or
     permissions run waits rather than interleaves its writes with these."""
@@ -268,7 +270,7 @@ def init(project: str, *, tools: list[str] | None = None, pre_commit: bool = Fal
         return _init(root, hooks, tools, pre_commit, force)
 
 
-def _init(root: str, hooks: str, tools: list[str] | None, pre_commit: bool, force: bool) -> dict:
+def _init(root: str, hooks: str, tools: list[str] | None, pre_commit: bool, force: bool) -> dict[str, Any]:
     from handrail import permissions
 
     steps = [lay_protocol(root, tools, force), ignore_local_state(root)]
@@ -292,7 +294,7 @@ def _init(root: str, hooks: str, tools: list[str] | None, pre_commit: bool, forc
             "notes": notes, "next": [c for c, _why in NEXT]}
 
 
-def text_report(result: dict) -> list[str]:
+def text_report(result: dict[str, Any]) -> list[str]:
     lines = [f"handrail init in {result['root']}"]
     width = max(len(s["what"]) for s in result["steps"])
     for s in result["steps"]:

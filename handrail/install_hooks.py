@@ -166,7 +166,8 @@ def install(hooks: str, project: str, *, symlink: bool = False, force: bool = Fa
         did = "installed"
         if os.path.lexists(path) and not is_ours(path):
             if os.path.lexists(saved):
-                backup = os.path.join(project, ".handrail", "backups", time.strftime("%Y%m%dT%H%M%SZ", time.gmtime()), "hooks")
+                stamp = time.strftime("%Y%m%dT%H%M%SZ", time.gmtime())
+                backup = os.path.join(project, ".handrail", "backups", stamp, "hooks")
                 os.makedirs(backup, exist_ok=True)
                 shutil.move(saved, os.path.join(backup, name + SAVED))
             os.rename(path, saved)

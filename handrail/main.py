@@ -32,8 +32,10 @@ def main(argv: list[str] | None = None) -> int:
     if args and args[0] in FAST and not any(a in ("--help", "-h") for a in args[1:]):
         import importlib
 
-        return importlib.import_module(FAST[args[0]]).main(args[1:])
-    if len(args) > 1 and args[0] == "hook" and args[1] in FAST_HOOKS and not any(a in ("--help", "-h") for a in args[2:]):
+        code: int = importlib.import_module(FAST[args[0]]).main(args[1:])
+        return code
+    if len(args) > 1 and args[0] == "hook" and args[1] in FAST_HOOKS \
+            and not any(a in ("--help", "-h") for a in args[2:]):
         import importlib
 
         try:
@@ -41,7 +43,8 @@ def main(argv: list[str] | None = None) -> int:
         except BaseException as e:  # noqa: BLE001 - a hook that cannot load refuses; it never crashes open
             print(f"handrail: denied: hook {args[1]} cannot load: {type(e).__name__}: {e}", file=sys.stderr)
             return 2
-        return module.main(args[2:])
+        code = module.main(args[2:])
+        return code
     from handrail.cli import run
 
     return run(args)

@@ -101,7 +101,7 @@ def _kind(value: object) -> str:
         type(value), "a number")
 
 
-def _parent(data: dict, path: tuple[str, ...], where: str) -> dict:
+def _parent(data: dict[str, Any], path: tuple[str, ...], where: str) -> dict[str, Any]:
     """The object holding `path[-1]`, created where missing."""
     node = data
     for i, key in enumerate(path[:-1]):
@@ -118,7 +118,8 @@ def slot_key(slot: ListSlot | MapSlot) -> str:
     return ".".join(slot.path)
 
 
-def merge(current: dict, spec: JsonFile, record: dict[str, list] | None) -> tuple[dict, dict[str, list]]:
+def merge(current: dict[str, Any], spec: JsonFile,
+          record: dict[str, list[Any]] | None) -> tuple[dict[str, Any], dict[str, list[Any]]]:
     """The file with handrail's slots filled, and the new record of what handrail owns.
 
     `record` maps a slot's dotted path to what handrail wrote there last time. Without
@@ -132,7 +133,7 @@ def merge(current: dict, spec: JsonFile, record: dict[str, list] | None) -> tupl
 
     data = copy.deepcopy(current)
     assume_ours = record is None and runs_handrail_hook(current)
-    owned: dict[str, list] = {}
+    owned: dict[str, list[Any]] = {}
     for path, value in spec.defaults:
         _parent(data, path, spec.path).setdefault(path[-1], value)
     for slot in spec.slots:
@@ -147,8 +148,8 @@ def merge(current: dict, spec: JsonFile, record: dict[str, list] | None) -> tupl
     return data, owned
 
 
-def _merge_list(old: object, slot: ListSlot, previous: list | None, assume_ours: bool,
-                where: str) -> tuple[list, list]:
+def _merge_list(old: object, slot: ListSlot, previous: list[Any] | None, assume_ours: bool,
+                where: str) -> tuple[list[Any], list[Any]]:
     if old is None:
         old = []
     if not isinstance(old, list):
@@ -161,8 +162,8 @@ def _merge_list(old: object, slot: ListSlot, previous: list | None, assume_ours:
     return owned + user, owned
 
 
-def _merge_map(old: object, slot: MapSlot, previous: list | None, assume_ours: bool,
-               where: str) -> tuple[dict, list]:
+def _merge_map(old: object, slot: MapSlot, previous: list[Any] | None, assume_ours: bool,
+               where: str) -> tuple[dict[str, Any], list[Any]]:
     if old is None:
         old = {}
     elif isinstance(old, str):

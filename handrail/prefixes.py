@@ -96,7 +96,8 @@ def _tier1(proto: Protocol) -> list[Pattern]:
     return [p for p in protocols.patterns(proto) if p.tier == protocols.TIER1]
 
 
-def blocking_prefixes(proto: Protocol, policy: ToolPolicy) -> tuple[list[tuple[list[str], list[Pattern]]], list[Pattern]]:
+def blocking_prefixes(proto: Protocol,
+                      policy: ToolPolicy) -> tuple[list[tuple[list[str], list[Pattern]]], list[Pattern]]:
     """The tier-3 patterns as argv prefixes: ([(words, patterns that became them)], the
     patterns that cannot be written as one). A prefix that an ordinary tier-1 command
     would begin with would make that command stricter, so its pattern is left out

@@ -55,7 +55,8 @@ def open_repo(path: str = ".") -> pygit2.Repository:
     try:
         return pygit2.Repository(path, RepositoryOpenFlag.FROM_ENV)
     except (pygit2.GitError, KeyError) as e:
-        raise HandrailError(f"{os.path.abspath(path)}: not inside a git repository ({e})", reason="not_a_repository") from None
+        raise HandrailError(f"{os.path.abspath(path)}: not inside a git repository ({e})",
+                            reason="not_a_repository") from None
 
 
 def open_path(path: str) -> pygit2.Repository:
@@ -63,7 +64,8 @@ def open_path(path: str) -> pygit2.Repository:
     try:
         return pygit2.Repository(path)
     except (pygit2.GitError, KeyError) as e:
-        raise HandrailError(f"{os.path.abspath(path)}: not inside a git repository ({e})", reason="not_a_repository") from None
+        raise HandrailError(f"{os.path.abspath(path)}: not inside a git repository ({e})",
+                            reason="not_a_repository") from None
 
 
 def workdir(repo: pygit2.Repository) -> str:
@@ -127,7 +129,7 @@ class ChangeSet:
     algorithm is git's own, so the numbers are those `git diff --numstat` shows.
     """
 
-    __slots__ = ("repo", "changes", "_blobs")
+    __slots__ = ("_blobs", "changes", "repo")
 
     def __init__(self, repo: pygit2.Repository, changes: list[Change]) -> None:
         self.repo = repo
@@ -267,7 +269,7 @@ class TreeCache:
     """Raw entries of recently read trees, so that a walk over many commits reads
     each tree once (a commit's parent tree is usually the tree just read)."""
 
-    __slots__ = ("repo", "_entries", "limit")
+    __slots__ = ("_entries", "limit", "repo")
 
     def __init__(self, repo: pygit2.Repository, limit: int = 512) -> None:
         self.repo = repo
@@ -324,7 +326,7 @@ def _changes_between(repo: pygit2.Repository, old: pygit2.Tree | None, new: pygi
     _tree_delta(trees, old.id.raw if old is not None else None, new.id.raw, b"", raw)
     if any(a is None for _p, a, _b in raw) and any(b is None for _p, _a, b in raw):
         # Files both appear and disappear: libgit2 pairs renames (and copies) as git does.
-        diff = new.diff_to_tree(swap=True) if old is None else repo.diff(old, new)
+        diff = new.diff_to_tree(swap=True) if old is None else old.diff_to_tree(new)
         return _from_diff(diff)
     out = []
     for path, a, b in sorted(raw):

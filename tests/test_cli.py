@@ -287,7 +287,8 @@ def test_policy_show_all_tools(handrail, repo: Path) -> None:  # type: ignore[no
     assert set(answer["tools"]) == set(TEMPLATE["tools"])
     claude = answer["tools"]["claude"]
     assert set(claude) >= {"tool", "mode", "allow", "notify", "ask", "deny"}
-    t1, t2, t3 = (TEMPLATE["tiers"][t]["shell_patterns"][0] for t in ("tier1_silent", "tier2_notified", "tier3_blocking"))
+    t1, t2, t3 = (TEMPLATE["tiers"][t]["shell_patterns"][0]
+                  for t in ("tier1_silent", "tier2_notified", "tier3_blocking"))
     assert t1 in claude["allow"] and t2 in claude["notify"] and t3 in claude["ask"]
     r = handrail("policy", "show", "--project", str(repo))
     assert r.returncode == 0

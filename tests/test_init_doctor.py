@@ -141,7 +141,7 @@ def test_init_with_pre_commit_merges_the_config_and_installs_both_hooks(repo: Pa
 
     r = handrail("init", "--pre-commit", cwd=repo, env=ON_PATH)
     assert "nothing changed" in r.stdout and config.read_text() == text
-    code, report = doctor(handrail, repo)
+    _, report = doctor(handrail, repo)
     assert findings(report, "git-hooks") == [], report
 
     # and the framework runs handrail: a secret is refused at commit time

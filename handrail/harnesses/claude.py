@@ -7,9 +7,24 @@ from __future__ import annotations
 # This module is imported before every tool call: keep its top-level imports light.
 import sys
 
-from handrail.hooks.pretool import (ALLOW, ASK, DENY, EDIT, NOTIFY, OTHER, READ, SHELL, Answer, Question,
-                                    event_of, first_str, need_dict, need_str, opt_str,
-                                    reason_json)
+from handrail.hooks.pretool import (
+    ALLOW,
+    ASK,
+    DENY,
+    EDIT,
+    NOTIFY,
+    OTHER,
+    READ,
+    SHELL,
+    Answer,
+    Question,
+    event_of,
+    first_str,
+    need_dict,
+    need_str,
+    opt_str,
+    reason_json,
+)
 
 NAME = "claude"
 CAN_ASK = True

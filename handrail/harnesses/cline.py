@@ -10,8 +10,23 @@ from __future__ import annotations
 # This module is imported before every tool call: keep its top-level imports light.
 import sys
 
-from handrail.hooks.pretool import (ASK, DENY, EDIT, NOTIFY, OTHER, READ, SHELL, Answer, BadPayload, Question,
-                                    need_dict, need_str, opt_roots, opt_str, reason_json)
+from handrail.hooks.pretool import (
+    ASK,
+    DENY,
+    EDIT,
+    NOTIFY,
+    OTHER,
+    READ,
+    SHELL,
+    Answer,
+    BadPayload,
+    Question,
+    need_dict,
+    need_str,
+    opt_roots,
+    opt_str,
+    reason_json,
+)
 
 NAME = "cline"
 CAN_ASK = False
@@ -83,7 +98,7 @@ if command -v handrail >/dev/null 2>&1; then
 fi
 cat >/dev/null
 echo '{"cancel": true, "errorMessage": "handrail: refused: handrail is not on PATH, so this call cannot be checked; install handrail, then retry"}'
-"""
+"""  # noqa: E501 - one shell line: the answer Cline reads
 
 
 def native_files(proto: Protocol) -> list[JsonFile | TextFile]:

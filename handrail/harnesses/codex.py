@@ -11,8 +11,22 @@ from __future__ import annotations
 # unknown keys. This module is imported before every tool call: keep its imports light.
 import sys
 
-from handrail.hooks.pretool import (ASK, DENY, EDIT, NOTIFY, OTHER, SHELL, Answer, BadPayload, Question, event_of,
-                                    need_dict, need_str, opt_str, reason_json)
+from handrail.hooks.pretool import (
+    ASK,
+    DENY,
+    EDIT,
+    NOTIFY,
+    OTHER,
+    SHELL,
+    Answer,
+    BadPayload,
+    Question,
+    event_of,
+    need_dict,
+    need_str,
+    opt_str,
+    reason_json,
+)
 
 NAME = "codex"
 CAN_ASK = False
@@ -42,7 +56,7 @@ def question(payload: object) -> Question | None:
     return Question(OTHER, tool)
 
 
-def _text(data: dict) -> str:
+def _text(data: dict[str, Any]) -> str:
     """`tool_input.command` as one string. Older Codex builds send argv
     (`["bash", "-lc", "git status"]`): the script of a shell's -c, else the words."""
     args = need_dict(data.get("tool_input"), "tool_input")
@@ -99,6 +113,8 @@ def main(argv: list[str]) -> int:
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from typing import Any
+
     from handrail.native import JsonFile, TextFile
     from handrail.policy.protocol import Protocol
 

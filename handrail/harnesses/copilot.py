@@ -12,8 +12,24 @@ from __future__ import annotations
 # its top-level imports light.
 import sys
 
-from handrail.hooks.pretool import (ALLOW, ASK, DENY, EDIT, NOTIFY, OTHER, READ, SHELL, Answer, BadPayload,
-                                    Question, event_of, need_dict, need_str, opt_str, reason_json)
+from handrail.hooks.pretool import (
+    ALLOW,
+    ASK,
+    DENY,
+    EDIT,
+    NOTIFY,
+    OTHER,
+    READ,
+    SHELL,
+    Answer,
+    BadPayload,
+    Question,
+    event_of,
+    need_dict,
+    need_str,
+    opt_str,
+    reason_json,
+)
 
 NAME = "copilot"
 CAN_ASK = True
@@ -68,7 +84,7 @@ def question(payload: object) -> Question | None:
     return Question(OTHER, tool)
 
 
-def _args(value: object) -> dict:
+def _args(value: object) -> dict[str, Any]:
     if isinstance(value, str):
         import json
 
@@ -79,7 +95,7 @@ def _args(value: object) -> dict:
     return need_dict(value, "toolArgs")
 
 
-def _paths(args: dict) -> list[str]:
+def _paths(args: dict[str, Any]) -> list[str]:
     files = args.get("files")
     if files is not None:
         if not isinstance(files, list) or not files or not all(isinstance(f, str) and f.strip() for f in files):
@@ -118,6 +134,8 @@ def main(argv: list[str]) -> int:
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from typing import Any
+
     from handrail.native import JsonFile, TextFile
     from handrail.policy.protocol import Protocol
 

@@ -11,9 +11,26 @@ from __future__ import annotations
 # This module is imported before every tool call: keep its top-level imports light.
 import sys
 
-from handrail.hooks.pretool import (ALLOW, ASK, DENY, EDIT, NOTIFY, OTHER, READ, SHELL, Answer, BadPayload,
-                                    Question, event_of, first_str, need_dict, need_str, opt_roots, opt_str,
-                                    reason_json)
+from handrail.hooks.pretool import (
+    ALLOW,
+    ASK,
+    DENY,
+    EDIT,
+    NOTIFY,
+    OTHER,
+    READ,
+    SHELL,
+    Answer,
+    BadPayload,
+    Question,
+    event_of,
+    first_str,
+    need_dict,
+    need_str,
+    opt_roots,
+    opt_str,
+    reason_json,
+)
 
 NAME = "cursor"
 CAN_ASK = True
@@ -46,8 +63,8 @@ def question(payload: object) -> Question | None:
             args = _args(data.get("tool_input"))
             if tool in SHELL_TOOLS:
                 return Question(SHELL, tool, command=need_str(args, "command", "tool_input"),
-                                cwd=opt_str(args, "cwd", "tool_input") or opt_str(args, "working_directory", "tool_input")
-                                or cwd)
+                                cwd=opt_str(args, "cwd", "tool_input")
+                                or opt_str(args, "working_directory", "tool_input") or cwd)
             kind = EDIT if tool in EDIT_TOOLS else READ
             return Question(kind, tool, paths=[first_str(args, PATH_KEYS, "tool_input")], cwd=cwd)
         return Question(OTHER, tool)
@@ -56,7 +73,7 @@ def question(payload: object) -> Question | None:
     raise BadPayload("payload: no hook_event_name, command, file_path or tool_name")
 
 
-def _args(value: object) -> dict:
+def _args(value: object) -> dict[str, Any]:
     if isinstance(value, str):  # some events send tool_input as a JSON string
         import json
 
@@ -96,6 +113,8 @@ def main(argv: list[str]) -> int:
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from typing import Any
+
     from handrail.native import JsonFile, TextFile
     from handrail.policy.protocol import Protocol
 

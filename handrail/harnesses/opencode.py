@@ -12,8 +12,24 @@ from __future__ import annotations
 # This module is imported before every tool call: keep its top-level imports light.
 import sys
 
-from handrail.hooks.pretool import (ALLOW, ASK, DENY, EDIT, NONE, NOTIFY, OTHER, READ, SHELL, Answer, BadPayload,
-                                    Question, need_dict, need_str, opt_str, reason_json)
+from handrail.hooks.pretool import (
+    ALLOW,
+    ASK,
+    DENY,
+    EDIT,
+    NONE,
+    NOTIFY,
+    OTHER,
+    READ,
+    SHELL,
+    Answer,
+    BadPayload,
+    Question,
+    need_dict,
+    need_str,
+    opt_str,
+    reason_json,
+)
 
 NAME = "opencode"
 CAN_ASK = False

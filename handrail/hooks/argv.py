@@ -5,7 +5,8 @@ from __future__ import annotations
 from handrail.errors import HandrailError
 
 
-def parse(argv: list[str], options: dict[str, bool], *, max_positionals: int = 0) -> tuple[dict[str, object], list[str]]:
+def parse(argv: list[str], options: dict[str, bool], *,
+          max_positionals: int = 0) -> tuple[dict[str, object], list[str]]:
     """`options` maps `--name` to whether it takes a value. Flags come back as True.
 
     Accepts `--name value` and `--name=value`; `--` ends the options. A separate value
@@ -22,7 +23,8 @@ def parse(argv: list[str], options: dict[str, bool], *, max_positionals: int = 0
         if arg.startswith("-") and arg != "-":
             name, eq, value = arg.partition("=")
             if name not in options:
-                raise HandrailError(f"unknown option {name} (options: {', '.join(sorted(options))})", reason="bad_arguments")
+                raise HandrailError(f"unknown option {name} (options: {', '.join(sorted(options))})",
+                                    reason="bad_arguments")
             if options[name]:
                 if not eq:
                     i += 1

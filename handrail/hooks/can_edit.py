@@ -13,6 +13,10 @@ import sys
 
 from handrail.errors import EXIT_DENIED, EXIT_ERROR, EXIT_OK, HandrailError
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
+
 USAGE = "usage: handrail can-edit [--project P] [--task T] [--file F] [--agent A] [--json]"
 ANSWER_REASONS = ("task_not_found", "invalid_policy", "bad_arguments", "internal_error", "too_slow")
 OPTIONS = {"--project": True, "--task": True, "--file": True, "--agent": True, "--json": False}
@@ -77,7 +81,7 @@ def _print(text: str, *, err: bool = False) -> None:
         print(text.encode("ascii", "backslashreplace").decode("ascii"), file=stream)
 
 
-def _record_refusal(project: str, agent: str | None, answer: dict, text: str) -> None:
+def _record_refusal(project: str, agent: str | None, answer: dict[str, Any], text: str) -> None:
     """Refusals only, so the allowed hot path never pays for sqlite. Best effort."""
     try:
         from handrail.records.events import record

@@ -24,6 +24,10 @@ import sys
 
 from handrail.errors import EXIT_DENIED, EXIT_ERROR, EXIT_OK, HandrailError
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
+
 USAGE = ("usage: handrail classify [--json] [--tool NAME] [--project P] [--protocol PATH] [--agent A] COMMAND\n"
          "       handrail classify --batch FILE|- [--tool NAME] [--project P] [--protocol PATH]")
 OPTIONS = {"--json": False, "--tool": True, "--project": True, "--protocol": True, "--batch": True, "--agent": True}
@@ -57,8 +61,8 @@ def _main(argv: list[str], as_json: bool) -> int:
         given = opts.get("--project")
         cwd = os.getcwd()
         project = os.path.abspath(str(given)) if given is not None else find_project(cwd)
-        from handrail.policy.shell import engine as commands
         from handrail.policy import protocol as protocols
+        from handrail.policy.shell import engine as commands
         from handrail.policy.shell.rules import home_dir
 
         proto = protocols.load(project, opts.get("--protocol"))  # type: ignore[arg-type]
@@ -91,7 +95,7 @@ def _main(argv: list[str], as_json: bool) -> int:
     return EXIT_OK if answer["decision"] in ("allow", "notify") else EXIT_DENIED
 
 
-def _apply_envelope(project: str, agent: str, answer: dict) -> dict:
+def _apply_envelope(project: str, agent: str, answer: dict[str, Any]) -> dict[str, Any]:
     """An agent whose envelope puts `shell` under full supervision asks a human even
     for tier 1 and 2. A broken envelope raises: the caller answers with an error."""
     from handrail.records.envelope_states import decide_for
@@ -104,7 +108,7 @@ def _apply_envelope(project: str, agent: str, answer: dict) -> dict:
     return {**answer, "decision": "ask", "envelope": decision.as_dict(), "reasons": [reason, *answer["reasons"]]}
 
 
-def _json(answer: dict) -> str:
+def _json(answer: dict[str, Any]) -> str:
     """The answer as one JSON line; escaped to ASCII when it quotes a lone surrogate."""
     text = json.dumps(answer, ensure_ascii=False)
     try:
@@ -159,7 +163,7 @@ def run_batch(source: str, eng: object, *, cwd: str, project: str, home: str) ->
 PARALLEL_FROM = 4000
 
 
-def _parallel(lines: list[str], workers: int, args: tuple) -> int:
+def _parallel(lines: list[str], workers: int, args: tuple[Any, ...]) -> int:
     """Split a large batch over the processors: each child answers one slice into a temporary file,
     the parent answers the first and then prints the slices in order."""
     import tempfile
@@ -254,7 +258,7 @@ def _answer_lines(lines: list[str], offset: int, out: object, eng: object, cwd: 
     return worst
 
 
-def _text(answer: dict) -> str:
+def _text(answer: dict[str, Any]) -> str:
     from handrail.policy.shell.engine import describe, summary
 
     if "envelope" in answer:
@@ -269,7 +273,7 @@ def _text(answer: dict) -> str:
     return "\n".join(lines)
 
 
-def _record(project: str, answer: dict, tool: str | None) -> None:
+def _record(project: str, answer: dict[str, Any], tool: str | None) -> None:
     from handrail.policy.shell.engine import summary
     from handrail.records.events import record
 

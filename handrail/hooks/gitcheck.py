@@ -18,6 +18,10 @@ from handrail.policy import protocol as protocols
 from handrail.policy import tasks as taskmod
 from handrail.policy.globs import PatternSet
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
+
 
 def load_policy(project: str, env: Mapping[str, str]) -> gitrules.GitPolicy:
     """The tasks, contracts, gates and protocol of `project`, as the git rules need them.
@@ -100,7 +104,7 @@ def say(text: str) -> None:
 
 
 def report(project: str, event: str, problems: list[gitrules.Problem], policy: gitrules.GitPolicy,
-           extra: dict | None = None) -> None:
+           extra: dict[str, Any] | None = None) -> None:
     """Record a refusal where every later layer reads decisions (best effort)."""
     from handrail.records.events import record
 

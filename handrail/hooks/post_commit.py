@@ -23,7 +23,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         why = " ".join(str(e).split()) or type(e).__name__
         try:
             print(f"handrail: post-commit: living memory not checked: {why}", file=sys.stderr)
-        except Exception:  # noqa: BLE001 - stderr may be gone
+        except Exception:  # noqa: BLE001, S110 - stderr may be gone
             pass
     return 0
 

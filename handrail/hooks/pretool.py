@@ -21,6 +21,7 @@ import sys
 TYPE_CHECKING = False  # typing itself costs milliseconds on the hot path
 if TYPE_CHECKING:
     from types import ModuleType
+    from typing import Any
 
 EDIT, SHELL, READ, OTHER = "edit", "shell", "read", "other"
 ALLOW, NOTIFY, ASK, DENY, NONE = "allow", "notify", "ask", "deny", "none"
@@ -40,7 +41,7 @@ class Question:
     """What the agent wants to do. `paths` for edits and reads (as the harness gave
     them; relative ones are relative to `cwd`), `command` for shell."""
 
-    __slots__ = ("kind", "tool", "paths", "command", "cwd")
+    __slots__ = ("command", "cwd", "kind", "paths", "tool")
 
     def __init__(self, kind: str, tool: str, *, paths: list[str] | None = None, command: str = "",
                  cwd: str = "") -> None:
@@ -59,7 +60,7 @@ class Answer:
     the person and the agent, naming the rule and the way forward. `broken`: the deny
     comes from bad input or an internal error, not from the policy."""
 
-    __slots__ = ("verdict", "message", "broken")
+    __slots__ = ("broken", "message", "verdict")
 
     def __init__(self, verdict: str, message: str = "", *, broken: bool = False) -> None:
         self.verdict = verdict
@@ -73,13 +74,13 @@ class Answer:
 # --------------------------------------------------------------------------- for adapters
 
 
-def need_dict(value: object, what: str) -> dict:
+def need_dict(value: object, what: str) -> dict[str, Any]:
     if not isinstance(value, dict):
         raise BadPayload(f"{what}: expected a JSON object, found {_kind(value)}")
     return value
 
 
-def need_str(mapping: dict, key: str, what: str) -> str:
+def need_str(mapping: dict[str, Any], key: str, what: str) -> str:
     value = mapping.get(key)
     if not isinstance(value, str) or not value.strip():
         raise BadPayload(f"{what}.{key}: expected a non-empty string, found {_kind(value)}")
@@ -88,7 +89,7 @@ def need_str(mapping: dict, key: str, what: str) -> str:
     return value
 
 
-def first_str(mapping: dict, keys: tuple[str, ...], what: str) -> str:
+def first_str(mapping: dict[str, Any], keys: tuple[str, ...], what: str) -> str:
     """The first of `keys` that `mapping` has, which must be a non-empty string."""
     for key in keys:
         if key in mapping:
@@ -96,7 +97,7 @@ def first_str(mapping: dict, keys: tuple[str, ...], what: str) -> str:
     raise BadPayload(f"{what}: none of {', '.join(keys)} is given")
 
 
-def opt_str(mapping: dict, key: str, what: str = "payload") -> str:
+def opt_str(mapping: dict[str, Any], key: str, what: str = "payload") -> str:
     """An optional string field: '' when absent or null; any other non-string, or a
     string with a NUL, is refused (a field the hook reads is never silently dropped)."""
     value = mapping.get(key)
@@ -109,7 +110,7 @@ def opt_str(mapping: dict, key: str, what: str = "payload") -> str:
     return value
 
 
-def opt_roots(mapping: dict, key: str) -> str:
+def opt_roots(mapping: dict[str, Any], key: str) -> str:
     """The first of an optional list of workspace folders, '' when absent or empty."""
     roots = mapping.get(key)
     if roots is None or roots == []:
@@ -119,7 +120,7 @@ def opt_roots(mapping: dict, key: str) -> str:
     return str(roots[0])
 
 
-def event_of(data: dict, events: frozenset[str]) -> str | None:
+def event_of(data: dict[str, Any], events: frozenset[str]) -> str | None:
     """`hook_event_name`, checked: None when absent, else one of `events` (every event
     the harness sends). Not a string, a NUL, an event the harness does not have: refused,
     never read as "not ours"."""
@@ -219,17 +220,16 @@ def _edit_refusal(paths: list[str], project: str, cwd: str, agent: str | None, h
 
 
 def _shell(q: Question, project: str, cwd: str, *, harness: str, agent: str | None, can_ask: bool) -> Answer:
-    from handrail.policy.shell import engine as commands, writes
     from handrail.policy import protocol as protocols
+    from handrail.policy.shell import engine as commands
+    from handrail.policy.shell import unwrap, writes
     from handrail.policy.shell.rules import home_dir
-
-    from handrail.policy.shell import unwrap
     from handrail.policy.shell.syntax import ShellSyntaxError
 
     command = q.command
     home = home_dir()
     try:  # parsed once, for both questions: what it touches, and which tier it is in
-        parts: list | None = unwrap.split(command, cwd, home)
+        parts: list[Any] | None = unwrap.split(command, cwd, home)
     except ShellSyntaxError:
         parts = None  # classify answers tier 3 for it
     # What the command writes or removes inside the project is an edit, and gets can-edit's answer.
@@ -274,7 +274,7 @@ def _shell(q: Question, project: str, cwd: str, *, harness: str, agent: str | No
 
 
 def _record(project: str, event: str, agent: str | None, task: str | None, topic: str, message: str,
-            payload: dict) -> None:
+            payload: dict[str, Any]) -> None:
     """Best effort, and only for notices and refusals: the allowed hot path never opens sqlite.
     Only a project handrail guards gets a log: a harness run in some other folder leaves no trace."""
     if not os.path.isdir(os.path.join(project, ".handrail")):
@@ -458,7 +458,7 @@ def _one_line(text: str) -> str:
     return line if len(line) <= 2000 else line[:1997] + "..."
 
 
-def reason_json(obj: dict) -> str:
+def reason_json(obj: dict[str, Any]) -> str:
     """One JSON object on one line, as every harness reads it; ASCII, so that a lone
     surrogate in a quoted command is escaped (`\\ud800`) instead of failing to print."""
     return json.dumps(obj, separators=(",", ":"))

@@ -20,6 +20,10 @@ from handrail.policy import tasks as taskmod
 from handrail.records import clock
 from handrail.records.events import record
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
+
 
 def _soft_contract(task: taskmod.Task) -> tuple[contracts.Contract | None, str | None]:
     """The contract for display; a broken one is reported, not fatal, where only reading."""
@@ -30,7 +34,7 @@ def _soft_contract(task: taskmod.Task) -> tuple[contracts.Contract | None, str |
         return None, str(e)
 
 
-def status(project: str, slug: str) -> dict:
+def status(project: str, slug: str) -> dict[str, Any]:
     task = taskmod.load_task(project, slug)
     progress = state.load(task.dir, slug)
     contract, problem = _soft_contract(task)
@@ -50,7 +54,7 @@ def status(project: str, slug: str) -> dict:
 
 
 def check(project: str, slug: str, *, only: list[str] | None = None,
-          timeout_ms: int | None = None) -> tuple[list[dict], int]:
+          timeout_ms: int | None = None) -> tuple[list[dict[str, Any]], int]:
     """Run the criteria now; exit 0 when every one passed."""
     task = taskmod.load_task(project, slug)
     contract = load_contract(project, task)
@@ -67,7 +71,7 @@ def check(project: str, slug: str, *, only: list[str] | None = None,
     return results, 0 if passed == total else EXIT_DENIED
 
 
-def reset(project: str, slug: str, *, by: str) -> tuple[dict, int]:
+def reset(project: str, slug: str, *, by: str) -> tuple[dict[str, Any], int]:
     """Close an open circuit into half-open, or end a run paused on its budget or runtime.
 
     The caller has made sure a human is present (`gates.human_absent`)."""
@@ -76,7 +80,7 @@ def reset(project: str, slug: str, *, by: str) -> tuple[dict, int]:
         return _reset_locked(project, slug, task, by)
 
 
-def _reset_locked(project: str, slug: str, task: taskmod.Task, by: str) -> tuple[dict, int]:
+def _reset_locked(project: str, slug: str, task: taskmod.Task, by: str) -> tuple[dict[str, Any], int]:
     progress = state.load(task.dir, slug)
     if progress is None:
         return {"task": slug, "changed": False, "message": f"task {slug} has no loop yet: nothing to reset"}, 0
@@ -102,7 +106,7 @@ def _reset_locked(project: str, slug: str, task: taskmod.Task, by: str) -> tuple
             "state": progress.get("state")}, 0
 
 
-def retro(project: str, slug: str) -> dict:
+def retro(project: str, slug: str) -> dict[str, Any]:
     task = taskmod.load_task(project, slug)
     progress = state.load(task.dir, slug)
     contract, _problem = _soft_contract(task)

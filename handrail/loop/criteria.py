@@ -14,11 +14,15 @@ from handrail.loop import sandbox
 from handrail.policy import loop as rules
 from handrail.policy.contract import Contract
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
+
 PASSED, FAILED, TIMEOUT, NOT_VERIFIED = "passed", "failed", "timeout", "not_verified"
 SHELL = "/bin/sh"
 
 
-def select(contract: Contract, only: Sequence[str] | None = None) -> list[dict]:
+def select(contract: Contract, only: Sequence[str] | None = None) -> list[dict[str, Any]]:
     """The contract's criteria (all, or those named); an unknown name is a usage error."""
     found = contract.criteria()
     if not only:
@@ -31,7 +35,7 @@ def select(contract: Contract, only: Sequence[str] | None = None) -> list[dict]:
     return [c for c in found if c["id"] in only]
 
 
-def runnable(criteria: Sequence[dict]) -> list[dict]:
+def runnable(criteria: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
     return [c for c in criteria if not rules.todo((c.get("verification") or {}).get("command"))]
 
 
@@ -42,20 +46,20 @@ def environment(contract: Contract, slug: str,
     return env, removed
 
 
-def run_all(project: str, contract: Contract, slug: str, criteria: Sequence[dict], log_dir: str, *,
-            timeout_override_ms: int | None = None) -> list[dict]:
+def run_all(project: str, contract: Contract, slug: str, criteria: Sequence[dict[str, Any]], log_dir: str, *,
+            timeout_override_ms: int | None = None) -> list[dict[str, Any]]:
     env, removed = environment(contract, slug)
     os.makedirs(log_dir, exist_ok=True)
     return [run_one(project, c, env, removed, log_dir, timeout_override_ms) for c in criteria]
 
 
-def run_one(project: str, criterion: dict, env: Mapping[str, str], removed: list[str], log_dir: str,
-            timeout_override_ms: int | None) -> dict:
+def run_one(project: str, criterion: dict[str, Any], env: Mapping[str, str], removed: list[str], log_dir: str,
+            timeout_override_ms: int | None) -> dict[str, Any]:
     cid = criterion["id"]
     verification = criterion.get("verification") or {}
     command = verification.get("command")
     log = os.path.join(log_dir, f"{cid}.log")
-    result: dict = {"id": cid, "status": NOT_VERIFIED, "exit_code": None, "timed_out": False, "seconds": 0.0,
+    result: dict[str, Any] = {"id": cid, "status": NOT_VERIFIED, "exit_code": None, "timed_out": False, "seconds": 0.0,
                     "signature": None, "first_line": None, "log": log}
     if rules.todo(command):
         why = "no verification command" if not command else "its command starts with TODO"
@@ -84,6 +88,6 @@ def run_one(project: str, criterion: dict, env: Mapping[str, str], removed: list
     return result
 
 
-def tally(results: Sequence[dict]) -> tuple[int, int]:
+def tally(results: Sequence[dict[str, Any]]) -> tuple[int, int]:
     """(passed, total)."""
     return sum(r["status"] == PASSED for r in results), len(results)

@@ -8,6 +8,10 @@ from collections import Counter
 
 from handrail.policy import loop as rules
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
+
 FEEDBACK_FILE = "feedback.md"
 TAIL_LINES = 40
 
@@ -21,7 +25,7 @@ def limit_text(value: float | None, unit: str = "") -> str:
     return "unlimited" if value is None else f"{value:,}{unit}"
 
 
-def agent_hint(run: dict | None) -> str:
+def agent_hint(run: dict[str, Any] | None) -> str:
     argv = (run or {}).get("agent") or ["AGENT", "…"]
     return " ".join(argv) if len(" ".join(argv)) <= 60 else f"{argv[0]} …"
 
@@ -29,7 +33,8 @@ def agent_hint(run: dict | None) -> str:
 # ----------------------------------------------------------------------------- during a run
 
 
-def status_line(attempt: dict, run: dict, max_steps: int | None, ceiling: int | None, elapsed: float) -> str:
+def status_line(attempt: dict[str, Any], run: dict[str, Any], max_steps: int | None, ceiling: int | None,
+                elapsed: float) -> str:
     passed = sum(c["status"] == "passed" for c in attempt.get("criteria", []))
     total = len(attempt.get("criteria", []))
     crit = f"criteria {passed}/{total} passed" if attempt.get("criteria_run") else "criteria not run"
@@ -43,7 +48,7 @@ def status_line(attempt: dict, run: dict, max_steps: int | None, ceiling: int | 
     return "handrail loop: " + " · ".join(parts)
 
 
-def feedback(slug: str, attempt_no: int, step: int, max_steps: int | None, previous: dict | None,
+def feedback(slug: str, attempt_no: int, step: int, max_steps: int | None, previous: dict[str, Any] | None,
              contract_path: str | None, checks_dir: str | None) -> str:
     """What the agent reads before attempt `attempt_no`: what the last one got wrong."""
     lines = [f"# handrail loop: task {slug}, attempt {step} of {limit_text(max_steps)}", ""]
@@ -88,8 +93,8 @@ def _tail(checks_dir: str | None, cid: str) -> list[str]:
 # ----------------------------------------------------------------------------- next action
 
 
-def next_action(slug: str, progress: dict | None, contract_path: str | None) -> str:
-    if progress is None or progress.get("run") is None and progress.get("state") is None:
+def next_action(slug: str, progress: dict[str, Any] | None, contract_path: str | None) -> str:
+    if progress is None or (progress.get("run") is None and progress.get("state") is None):
         return f"start a loop: handrail loop run {slug} -- AGENT …"
     run = progress.get("run") or {}
     again = f"handrail loop run {slug} -- {agent_hint(run)}"
@@ -121,7 +126,8 @@ def next_action(slug: str, progress: dict | None, contract_path: str | None) -> 
 # ----------------------------------------------------------------------------- status and retro
 
 
-def status(slug: str, progress: dict | None, governor: dict, contract_path: str | None) -> dict:
+def status(slug: str, progress: dict[str, Any] | None, governor: dict[str, Any],
+           contract_path: str | None) -> dict[str, Any]:
     if progress is None:
         return {"task": slug, "circuit": rules.CLOSED, "circuit_reason": None, "state": None, "reason": None,
                 "run": None, "attempt": 0, "max_steps": governor.get("max_steps"), "tokens": 0,
@@ -167,7 +173,7 @@ def _minutes(value: int | None) -> int | None:
     return None if value is None else value * 60
 
 
-def status_text(s: dict) -> list[str]:
+def status_text(s: dict[str, Any]) -> list[str]:
     circuit = s["circuit"] + (f" ({s['circuit_reason']})" if s["circuit_reason"] else "")
     state = s["state"] or "never run"
     lines = [f"task {s['task']}: {state}{' (' + s['reason'] + ')' if s['reason'] else ''}",
@@ -193,9 +199,9 @@ def status_text(s: dict) -> list[str]:
     return lines
 
 
-def retro(slug: str, progress: dict | None, criterion_ids: list[str]) -> dict:
+def retro(slug: str, progress: dict[str, Any] | None, criterion_ids: list[str]) -> dict[str, Any]:
     attempts = (progress or {}).get("attempts", [])
-    sigs: dict[str, dict] = {}
+    sigs: dict[str, dict[str, Any]] = {}
     violated: Counter[str] = Counter()
     rules_of: dict[str, str] = {}
     passed: set[str] = set()
@@ -227,7 +233,7 @@ def retro(slug: str, progress: dict | None, criterion_ids: list[str]) -> dict:
     }
 
 
-def retro_text(r: dict) -> list[str]:
+def retro_text(r: dict[str, Any]) -> list[str]:
     if not r["attempts"]:
         return [f"task {r['task']}: no attempts yet"]
     lines = [f"task {r['task']}: {r['attempts']} attempt(s) in {r['runs']} run(s), {r['total_tokens']:,} tokens"]
@@ -243,7 +249,7 @@ def retro_text(r: dict) -> list[str]:
     return lines
 
 
-def doctor_warnings(slug: str, progress: dict | None) -> list[str]:
+def doctor_warnings(slug: str, progress: dict[str, Any] | None) -> list[str]:
     """What `handrail doctor` should say about a task's loop: an open circuit, a pause at a gate."""
     if progress is None:
         return []

@@ -33,14 +33,17 @@ from handrail.loop import agent as agents
 from handrail.loop import criteria as checks
 from handrail.loop import report, state, worktree
 from handrail.policy import contract as contracts
-from handrail.policy import gates
+from handrail.policy import gates, scope
 from handrail.policy import loop as rules
 from handrail.policy import protocol as protocols
-from handrail.policy import scope
 from handrail.policy import tasks as taskmod
 from handrail.policy.globs import PatternSet
 from handrail.records import clock
 from handrail.records.events import record
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 POLICY_THEME = "policy_change"
 
@@ -52,11 +55,23 @@ def say(text: str) -> None:
 class Ctx:
     """What one `loop run` works with; `progress` is saved after every step."""
 
-    __slots__ = ("project", "slug", "task", "contract", "progress", "repo", "argv", "requested_steps", "base",
-                 "started", "agent_name")
+    __slots__ = (
+        "agent_name",
+        "argv",
+        "base",
+        "contract",
+        "progress",
+        "project",
+        "repo",
+        "requested_steps",
+        "slug",
+        "started",
+        "task",
+    )
 
-    def __init__(self, project: str, slug: str, task: taskmod.Task, contract: contracts.Contract, progress: dict,
-                 repo: pygit2.Repository, argv: list[str], requested_steps: int | None) -> None:
+    def __init__(self, project: str, slug: str, task: taskmod.Task, contract: contracts.Contract,
+                 progress: dict[str, Any], repo: pygit2.Repository, argv: list[str],
+                 requested_steps: int | None) -> None:
         self.project = project
         self.slug = slug
         self.task = task
@@ -70,8 +85,8 @@ class Ctx:
         self.agent_name = os.path.basename(argv[0]) if argv else None
 
     @property
-    def run(self) -> dict:
-        current: dict = self.progress["run"]
+    def run(self) -> dict[str, Any]:
+        current: dict[str, Any] = self.progress["run"]
         return current
 
     def elapsed(self) -> float:
@@ -102,7 +117,7 @@ def load_contract(project: str, task: taskmod.Task, *, agent: str | None = None)
     return found
 
 
-def pins(project: str, task: taskmod.Task) -> dict:
+def pins(project: str, task: taskmod.Task) -> dict[str, Any]:
     """The protocol's and the contract's content hashes (None: the file is absent)."""
     out = {}
     for key, path in (("protocol", protocols.discover(project)), ("contract", contracts.contract_path(task.dir))):
@@ -449,19 +464,19 @@ def attempt(ctx: Ctx) -> int | None:
     return None
 
 
-def show_status(ctx: Ctx, record_: dict) -> None:
+def show_status(ctx: Ctx, record_: dict[str, Any]) -> None:
     """The attempt's one status line: n of max, elapsed, tokens, criteria passed."""
     say(report.status_line(record_, ctx.run, ctx.run["max_steps"], ctx.contract.governor()["cost_ceiling_tokens"],
                            ctx.elapsed()))
 
 
-def end_attempt(ctx: Ctx, record_: dict, code: int) -> int:
+def end_attempt(ctx: Ctx, record_: dict[str, Any], code: int) -> int:
     ctx.event("loop_attempt_finished", f"attempt #{record_['n']}: {record_['outcome']} ({record_.get('reason')})",
               attempt=record_["n"], outcome=record_["outcome"], reason=record_.get("reason"))
     return code
 
 
-def _violation(path: str, refusal: scope.Refusal) -> dict:
+def _violation(path: str, refusal: scope.Refusal) -> dict[str, Any]:
     return {"path": path, "reason": refusal.reason, "rule": refusal.rule, "source": refusal.source,
             "message": refusal.describe(path)}
 
@@ -482,7 +497,8 @@ def gate_hits(contract: contracts.Contract, paths: set[str]) -> dict[str, list[s
 # ----------------------------------------------------------------------------- endings
 
 
-def open_gate(ctx: Ctx, theme: str, paths: list[str], why: str, attempt_no: int | None, **extra: object) -> dict:
+def open_gate(ctx: Ctx, theme: str, paths: list[str], why: str, attempt_no: int | None,
+              **extra: object) -> dict[str, Any]:
     run = ctx.run
     gate_id = f"{run['id']}-{theme}-{len(run['gates']) + 1}"
     gates.request(ctx.task.dir, ctx.slug, theme, gate_id, paths=paths, why=why)
@@ -493,7 +509,7 @@ def open_gate(ctx: Ctx, theme: str, paths: list[str], why: str, attempt_no: int 
     return entry
 
 
-def open_policy_gate(ctx: Ctx, when: str, attempt: dict | None = None) -> int:
+def open_policy_gate(ctx: Ctx, when: str, attempt: dict[str, Any] | None = None) -> int:
     current = pins(ctx.project, ctx.task)
     pinned = ctx.progress["policy"] or {}
     paths = [current[k]["path"] for k in ("protocol", "contract") if pinned.get(k) != current[k]]
@@ -502,11 +518,11 @@ def open_policy_gate(ctx: Ctx, when: str, attempt: dict | None = None) -> int:
     return pause(ctx, rules.POLICY_CHANGED, f"{why}: an agent may not loosen its own leash mid-run", attempt=attempt)
 
 
-def pause(ctx: Ctx, reason: str, why: str, attempt: dict | None = None) -> int:
+def pause(ctx: Ctx, reason: str, why: str, attempt: dict[str, Any] | None = None) -> int:
     return _end(ctx, rules.PAUSED, reason, why, attempt, rules.EXIT_PAUSED)
 
 
-def stop(ctx: Ctx, reason: str, why: str, *, circuit: bool = False, attempt: dict | None = None) -> int:
+def stop(ctx: Ctx, reason: str, why: str, *, circuit: bool = False, attempt: dict[str, Any] | None = None) -> int:
     if circuit:
         c = ctx.progress["circuit"]
         c.update(state=rules.OPEN, reason=reason, at=clock.now_iso(), attempt=attempt["n"] if attempt else None)
@@ -514,14 +530,14 @@ def stop(ctx: Ctx, reason: str, why: str, *, circuit: bool = False, attempt: dic
     return _end(ctx, rules.STOPPED, reason, why, attempt, rules.EXIT_STOPPED)
 
 
-def done(ctx: Ctx, attempt: dict) -> int:
+def done(ctx: Ctx, attempt: dict[str, Any]) -> int:
     c = ctx.progress["circuit"]
     if c["state"] != rules.CLOSED:
         c.update(state=rules.CLOSED, reason=None, at=clock.now_iso(), attempt=attempt["n"])
     return _end(ctx, rules.FINISHED, rules.DONE, "every criterion passed with no violation", attempt, rules.EXIT_DONE)
 
 
-def _end(ctx: Ctx, new_state: str, reason: str, why: str, attempt: dict | None, code: int) -> int:
+def _end(ctx: Ctx, new_state: str, reason: str, why: str, attempt: dict[str, Any] | None, code: int) -> int:
     p = ctx.progress
     p["state"], p["reason"] = new_state, reason
     if attempt is not None:

@@ -25,6 +25,10 @@ from handrail.policy import loop as rules
 from handrail.policy import tasks as taskmod
 from handrail.records import clock
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
+
 PROGRESS_FILE = "progress.json"
 ATTEMPTS_DIR = "attempts"
 BASELINE_DIR = "baseline"
@@ -54,7 +58,7 @@ def owned_prefixes(slug: str) -> tuple[str, ...]:
     return (f"{base}{PROGRESS_FILE}", f"{base}.{PROGRESS_FILE}.")
 
 
-def fresh(slug: str) -> dict:
+def fresh(slug: str) -> dict[str, Any]:
     return {
         "version": VERSION,
         "task": slug,
@@ -67,7 +71,7 @@ def fresh(slug: str) -> dict:
     }
 
 
-def load(task_dir: str, slug: str) -> dict | None:
+def load(task_dir: str, slug: str) -> dict[str, Any] | None:
     """The task's progress, or None before its first run. Broken: HandrailError, exit 2."""
     path = progress_path(task_dir)
     if not os.path.exists(path):
@@ -85,7 +89,7 @@ def load(task_dir: str, slug: str) -> dict | None:
     return data
 
 
-def _shape_problem(data: dict) -> str | None:
+def _shape_problem(data: dict[str, Any]) -> str | None:
     if data.get("version") != VERSION:
         return f"version: expected {VERSION}, found {data.get('version')!r}"
     circuit = data.get("circuit")
@@ -104,7 +108,7 @@ def _shape_problem(data: dict) -> str | None:
     return None
 
 
-def save(task_dir: str, data: dict) -> None:
+def save(task_dir: str, data: dict[str, Any]) -> None:
     ensure_ignored(task_dir)
     atomic_write(progress_path(task_dir), dump_json(data))
 
@@ -150,7 +154,7 @@ def checks_dir(task_dir: str) -> str:
     return ignored_folder(os.path.join(task_dir, CHECKS_DIR))
 
 
-def next_attempt(progress: dict) -> int:
+def next_attempt(progress: dict[str, Any]) -> int:
     return max((a.get("n", 0) for a in progress["attempts"]), default=0) + 1
 
 

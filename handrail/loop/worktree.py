@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable, Iterable, Mapping
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 import pygit2
 
@@ -76,7 +76,7 @@ def changed(before: Mapping[str, str | None], after: Mapping[str, str | None], d
     return {p for p in before.keys() | after.keys() if before.get(p, default) != after.get(p, default)}
 
 
-def take_baseline(repo: pygit2.Repository, copies: str) -> dict:
+def take_baseline(repo: pygit2.Repository, copies: str) -> dict[str, Any]:
     """Where a run begins: HEAD, and the content ids (and copies) of what is already dirty."""
     ids = git.head_ids(repo)
     if ids is None:
@@ -182,7 +182,7 @@ class Change(NamedTuple):
         return {"status": self.status, "path": self.path, "old_path": self.old_path}
 
 
-def changes(repo: pygit2.Repository, baseline: dict, now: Snapshot, paths: Iterable[str]) -> list[Change]:
+def changes(repo: pygit2.Repository, baseline: dict[str, Any], now: Snapshot, paths: Iterable[str]) -> list[Change]:
     """The changes since the baseline among `paths`, renames paired where git pairs them."""
     base_dirty: dict[str, str | None] = baseline["dirty"]
     wanted = set(paths)
@@ -205,7 +205,8 @@ def changes(repo: pygit2.Repository, baseline: dict, now: Snapshot, paths: Itera
     return out
 
 
-def _before(repo: pygit2.Repository, baseline: dict, copies: str, path: str) -> tuple[bytes | None, str | None]:
+def _before(repo: pygit2.Repository, baseline: dict[str, Any], copies: str,
+            path: str) -> tuple[bytes | None, str | None]:
     """A path's content at the baseline, and a note where it cannot be shown."""
     state = baseline["dirty"].get(path, TREE)
     if state == TREE:
@@ -221,8 +222,8 @@ def _before(repo: pygit2.Repository, baseline: dict, copies: str, path: str) -> 
                 "already dirty at the baseline and not kept: diffed against the commit")
 
 
-def write_artifacts(repo: pygit2.Repository, baseline: dict, copies: str, found: list[Change], folder: str,
-                    extra: dict) -> tuple[int, int]:
+def write_artifacts(repo: pygit2.Repository, baseline: dict[str, Any], copies: str, found: list[Change], folder: str,
+                    extra: dict[str, Any]) -> tuple[int, int]:
     """changed-files.json and diff.patch of an attempt; returns (added, removed) lines,
     counted from content (so a content line starting `++` or `--` is content)."""
     root = git.workdir(repo)

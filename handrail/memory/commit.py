@@ -148,7 +148,8 @@ def _commit(project: str, text: str | None, source: str, who: str | None, dry_ru
     return []
 
 
-def _already_written(project: str, text: str | None, source: str, read_error: str | None, result: dict[str, Any]) -> bool:
+def _already_written(project: str, text: str | None, source: str, read_error: str | None,
+                     result: dict[str, Any]) -> bool:
     """Whether this very update is the last one written, and still in place: the retry
     of a commit whose answer was lost (killed after its write was decided) succeeds
     without writing again."""

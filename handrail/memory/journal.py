@@ -137,7 +137,8 @@ def last_committed(project: str) -> Journal | None:
 
 
 def write(project: str, updates: Mapping[str, bytes], *, backup_stamp: str | None = None,
-          remove: Mapping[str, bytes] | None = None, event: dict[str, Any] | None = None, keep: bool = False) -> Journal:
+          remove: Mapping[str, bytes] | None = None, event: dict[str, Any] | None = None,
+          keep: bool = False) -> Journal:
     """Write every file of `updates` (relative path -> new bytes) or none; call with
     the lock held, after `recover()`.
 

@@ -162,7 +162,8 @@ def _newer_pending(repo: pygit2.Repository, project: str, head: str) -> bool:
     return theirs != head and git.is_ancestor(repo, head, theirs)
 
 
-def _manifest(snap: bootstrap.Snapshot, result: dict[str, Any], trigger: str | None, now: str, *, omitted: int) -> dict[str, Any]:
+def _manifest(snap: bootstrap.Snapshot, result: dict[str, Any], trigger: str | None, now: str, *,
+              omitted: int) -> dict[str, Any]:
     targets = result["targets"]
     manifest = {
         "version": rules.MANIFEST_VERSION,

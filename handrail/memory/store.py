@@ -44,7 +44,8 @@ def read_json(path: str) -> object | None:
     OSError for a file that is there and unreadable."""
     try:
         with open(path, encoding="utf-8") as f:
-            return json.load(f)
+            data: object = json.load(f)
+            return data
     except FileNotFoundError:
         return None
 

@@ -10,8 +10,12 @@ from handrail.policy import contract as contracts
 from handrail.policy import protocol as protocols
 from handrail.policy import tasks as taskmod
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
-def _check_file(path: str, shown: str, checker, result: dict) -> None:  # type: ignore[no-untyped-def]
+
+def _check_file(path: str, shown: str, checker, result: dict[str, Any]) -> None:  # type: ignore[no-untyped-def]
     result["files"].append(shown)
     try:
         data = parse_json(read_text(path), shown)
@@ -23,8 +27,8 @@ def _check_file(path: str, shown: str, checker, result: dict) -> None:  # type: 
     result["warnings"] += warnings
 
 
-def check_all(project: str, protocol: str | None = None) -> dict:
-    result: dict = {"valid": True, "files": [], "errors": [], "warnings": [], "notes": []}
+def check_all(project: str, protocol: str | None = None) -> dict[str, Any]:
+    result: dict[str, Any] = {"valid": True, "files": [], "errors": [], "warnings": [], "notes": []}
     path = protocol if protocol is not None else protocols.discover(project)
     if path is None:
         result["notes"].append(
@@ -42,7 +46,6 @@ def check_all(project: str, protocol: str | None = None) -> dict:
         directory = os.path.join(root, name)
         if not os.path.isdir(directory):
             continue
-        task_file = os.path.join(directory, taskmod.TASK_FILE)
         shown = os.path.join(taskmod.TASKS_DIR, name, taskmod.TASK_FILE)
         result["files"].append(shown)
         err = taskmod.slug_error(name)

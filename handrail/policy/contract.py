@@ -8,6 +8,10 @@ from handrail.errors import PolicyError
 from handrail.fsio import parse_json, read_text
 from handrail.policy.scope import PROTECTED, ContractScope
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
+
 CONTRACT_FILE = "harness-contract.json"
 
 UNLIMITED = None
@@ -17,7 +21,8 @@ PRESETS: dict[str, dict[str, int | None]] = {
     "safe": {"max_steps": 10, "cost_ceiling_tokens": 200_000, "max_runtime_minutes": 30, "max_changed_files": 20},
     "balanced": {"max_steps": 20, "cost_ceiling_tokens": 500_000, "max_runtime_minutes": 60, "max_changed_files": 40},
     "builder": {"max_steps": 30, "cost_ceiling_tokens": 1_000_000, "max_runtime_minutes": 120, "max_changed_files": 60},
-    "autopilot": {"max_steps": 50, "cost_ceiling_tokens": 3_000_000, "max_runtime_minutes": 360, "max_changed_files": UNLIMITED},
+    "autopilot": {"max_steps": 50, "cost_ceiling_tokens": 3_000_000, "max_runtime_minutes": 360,
+                  "max_changed_files": UNLIMITED},
 }
 DEFAULT_MODE = "balanced"
 
@@ -34,14 +39,15 @@ GATE_THEMES: dict[str, tuple[str, ...]] = {
 class Contract:
     __slots__ = ("data", "path", "warnings")
 
-    def __init__(self, data: dict, path: str, warnings: list[str] | None = None) -> None:
+    def __init__(self, data: dict[str, Any], path: str, warnings: list[str] | None = None) -> None:
         self.data = data
         self.path = path
         self.warnings = warnings or []
 
     @property
     def mode(self) -> str:
-        return self.data.get("contract_mode", DEFAULT_MODE)
+        mode: str = self.data.get("contract_mode", DEFAULT_MODE)
+        return mode
 
     def scope(self, source: str | None = None) -> ContractScope:
         return ContractScope(
@@ -62,7 +68,7 @@ class Contract:
         overrides = gate.get("paths", {})
         return {t: tuple(overrides.get(t, GATE_THEMES[t])) for t in gate.get("required_for", [])}
 
-    def criteria(self) -> list[dict]:
+    def criteria(self) -> list[dict[str, Any]]:
         out = []
         for c in self.data.get("criteria", []):
             v = c.get("verification")
@@ -113,7 +119,7 @@ def check(data: object, path: str) -> tuple[list[str], list[str]]:
     return errors, warnings_of(data, path)
 
 
-def warnings_of(data: dict, path: str) -> list[str]:
+def warnings_of(data: dict[str, Any], path: str) -> list[str]:
     return [
         f"{path}: criteria[{i}]: binary criterion '{c.get('id')}' has no verification, so nothing can check it"
         for i, c in enumerate(data.get("criteria", []))

@@ -13,6 +13,11 @@ from handrail.policy import contract as contracts
 from handrail.policy import tasks as taskmod
 from handrail.policy.scope import Refusal, builtin_refusal, contract_refusal
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Callable
+    from typing import Any
+
 EDIT_PHASES_TEXT = ", ".join(taskmod.EDIT_PHASES)
 
 
@@ -42,7 +47,7 @@ def resolve_file(project: str, file: str) -> list[str] | None:
     return [literal] if literal == real else [literal, real]
 
 
-def _first_refusal(rels: list[str], check) -> Refusal | None:  # type: ignore[no-untyped-def]
+def _first_refusal(rels: list[str], check: Callable[[str], Refusal | None]) -> Refusal | None:
     for rel in rels:
         r = check(rel)
         if r is not None:
@@ -50,7 +55,7 @@ def _first_refusal(rels: list[str], check) -> Refusal | None:  # type: ignore[no
     return None
 
 
-def can_edit(project: str, *, task: str | None = None, file: str | None = None) -> dict:
+def can_edit(project: str, *, task: str | None = None, file: str | None = None) -> dict[str, Any]:
     """The answer as a dict (`allowed`, `reason`, …). Raises HandrailError on bad input."""
     if not os.path.isdir(project):
         raise HandrailError(f"{project}: project folder not found", reason="bad_arguments")
@@ -87,7 +92,7 @@ def can_edit(project: str, *, task: str | None = None, file: str | None = None) 
         return _refused(refusal, primary, shown)
     first_refusal: tuple[Refusal, taskmod.Task] | None = None
     for t, scope in scopes:
-        refusal = _first_refusal(rels, lambda rel: contract_refusal(rel, scope))
+        refusal = _first_refusal(rels, lambda rel: contract_refusal(rel, scope))  # noqa: B023 - called before the loop moves on
         if refusal is None:
             return {
                 "allowed": True,
@@ -102,7 +107,7 @@ def can_edit(project: str, *, task: str | None = None, file: str | None = None) 
     return _refused(first_refusal[0], first_refusal[1], shown)
 
 
-def _refused(refusal: Refusal, task: taskmod.Task, file: str) -> dict:
+def _refused(refusal: Refusal, task: taskmod.Task, file: str) -> dict[str, Any]:
     return {
         "allowed": False,
         "reason": refusal.reason,
@@ -114,7 +119,7 @@ def _refused(refusal: Refusal, task: taskmod.Task, file: str) -> dict:
     }
 
 
-def explain(answer: dict, project: str) -> str:
+def explain(answer: dict[str, Any], project: str) -> str:
     """One line for a person: what was decided and what to do next."""
     reason = answer["reason"]
     if answer["allowed"]:

@@ -10,6 +10,10 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
+
 # Least autonomy first: promotion moves right, demotion left.
 NEEDS_FULL_SUPERVISION = "needsFullSupervision"
 CHECK_BEFORE_COMMITTING = "checkBeforeCommitting"
@@ -45,7 +49,7 @@ class Decision:
     """The envelope's word on one action. (A plain class: importing `typing` for a
     NamedTuple would cost the hot path milliseconds.)"""
 
-    __slots__ = ("verdict", "reason", "task_type", "state", "message")
+    __slots__ = ("message", "reason", "state", "task_type", "verdict")
 
     def __init__(self, verdict: str, reason: str, task_type: str, state: str | None, message: str) -> None:
         self.verdict = verdict  # allow | refuse | needs_human
@@ -154,7 +158,7 @@ def is_stale(days_untouched: float) -> bool:
     return days_untouched > STALE_DAYS
 
 
-def refused_edit(answer: dict, decision: Decision, agent: str, envelope: str) -> dict:
+def refused_edit(answer: dict[str, Any], decision: Decision, agent: str, envelope: str) -> dict[str, Any]:
     """can-edit's allowed `answer`, turned into the envelope's refusal (stable keys)."""
     out: dict[str, object] = {
         "allowed": False,

@@ -140,7 +140,8 @@ def human_absent(env: Mapping[str, str], stdin_tty: bool, stdout_tty: bool) -> s
     return None
 
 
-def decide(project: str, slug: str, theme: str, decision: str, *, by: str, note: str | None = None) -> tuple[dict[str, Any], bool]:
+def decide(project: str, slug: str, theme: str, decision: str, *, by: str,
+           note: str | None = None) -> tuple[dict[str, Any], bool]:
     """Record a decision; returns the gate's file content and whether anything changed.
 
     Deciding what is already in force changes nothing. An unknown task, theme, or a

@@ -155,7 +155,8 @@ def _builtin_any(agent: bool) -> Callable[[str], object]:
     goes to `scope.builtin_refusal` for the rule and the reason."""
     if agent not in _ANY:
         audience = (EVERYONE, AGENTS) if agent else (EVERYONE,)
-        patterns = [p for table in (scope.DEFAULT_FORBIDDEN, scope.PROTECTED) for p, who, _why in table if who in audience]
+        patterns = [p for table in (scope.DEFAULT_FORBIDDEN, scope.PROTECTED)
+                    for p, who, _why in table if who in audience]
         _ANY[agent] = _union(patterns)
     return _ANY[agent]
 
@@ -316,7 +317,8 @@ SECRET_PATTERNS: tuple[tuple[str, bytes], ...] = (
     ("AWS access key id", rb"(?:AKIA|ASIA)[0-9A-Z]{16}"),
     ("Slack token", rb"xox[bpa]-[A-Za-z0-9-]{10,}"),
 )
-_SECRETS = re.compile(b"|".join(b"(?P<s%d>(?<![A-Za-z0-9_])%s)" % (i, rx) for i, (_n, rx) in enumerate(SECRET_PATTERNS)))
+_SECRETS = re.compile(b"|".join(b"(?P<s%d>(?<![A-Za-z0-9_])%s)" % (i, rx)
+                                for i, (_n, rx) in enumerate(SECRET_PATTERNS)))
 
 
 class SecretHit(NamedTuple):
@@ -360,7 +362,8 @@ def secret_problems(path: str, data: bytes, commit: str | None = None) -> list[P
         where = f"{display(path)}:{hit.line}"
         fix = (f"remove it from the file, then: git add -- {quoted(path)}" if commit is None
                else f"remove it from commit {commit[:7]} and rotate it: git rebase -i {commit[:7]}^")
-        out.append(Problem(SECRET, f"{where} carries {'an' if hit.kind[0] in 'AEIOU' else 'a'} {hit.kind} ({hit.preview})",
+        article = "an" if hit.kind[0] in "AEIOU" else "a"
+        out.append(Problem(SECRET, f"{where} carries {article} {hit.kind} ({hit.preview})",
                            f"{hit.kind} pattern from {SECRETS_SOURCE}; binds everyone", fix, path, commit))
     return out
 

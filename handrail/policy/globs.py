@@ -137,7 +137,7 @@ def pattern_regexes(pattern: str) -> tuple[bool, str | None, str | None] | None:
 class PatternSet:
     """Patterns in order: the last one that names a path decides, else the last that covers it."""
 
-    __slots__ = ("patterns", "_compiled")
+    __slots__ = ("_compiled", "patterns")
 
     def __init__(self, patterns: list[str] | tuple[str, ...], *, ignore_case: bool = False) -> None:
         self.patterns = tuple(patterns)

@@ -10,12 +10,16 @@ from handrail.policy import gitrules, scope
 from handrail.policy import protocol as protocols
 from handrail.policy import tasks as taskmod
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
-def _rule(kind: str, pattern: str, binds: str, source: str, why: str, task: str | None = None) -> dict:
+
+def _rule(kind: str, pattern: str, binds: str, source: str, why: str, task: str | None = None) -> dict[str, Any]:
     return {"kind": kind, "pattern": pattern, "binds": binds, "source": source, "why": why, "task": task}
 
 
-def rules_in_force(project: str) -> dict:
+def rules_in_force(project: str) -> dict[str, Any]:
     """One object with every path rule, gate, budget and git rule, each with its origin."""
     proto = protocols.load(project)
     proto_source = proto.source if proto.path is None else os.path.relpath(proto.source, project)

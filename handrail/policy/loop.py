@@ -129,7 +129,7 @@ class UsageReader:
     re-read on every turn, which would make any ceiling meaningless for a long session.
     """
 
-    __slots__ = ("claude", "codex_turns", "codex_total")
+    __slots__ = ("claude", "codex_total", "codex_turns")
 
     def __init__(self) -> None:
         self.claude: int | None = None

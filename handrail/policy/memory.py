@@ -31,8 +31,8 @@ from __future__ import annotations
 import hashlib
 import re
 from collections.abc import Iterable, Mapping, Sequence
-from datetime import date, datetime, timedelta, timezone
-from typing import NamedTuple
+from datetime import UTC, date, datetime, timedelta
+from typing import Any, NamedTuple
 
 BOOTSTRAP_DIR = ".handrail/context/bootstrap"
 LEGACY_BOOTSTRAP_DIR = ".aioson/context/bootstrap"   # read where a project already keeps them there
@@ -225,7 +225,7 @@ def strip_invisible(text: str) -> tuple[str, int]:
 def _plain(value: object) -> object:
     """YAML reads an unquoted time as a datetime: compare it as text would be compared."""
     if isinstance(value, datetime):
-        return (value if value.tzinfo else value.replace(tzinfo=timezone.utc)).astimezone(timezone.utc)
+        return (value if value.tzinfo else value.replace(tzinfo=UTC)).astimezone(UTC)
     if isinstance(value, dict):
         return {k: _plain(v) for k, v in value.items()}
     if isinstance(value, list):
@@ -234,7 +234,7 @@ def _plain(value: object) -> object:
 
 
 class Front(NamedTuple):
-    data: dict
+    data: dict[str, Any]
     body: str
 
 
@@ -262,20 +262,20 @@ def front_matter(text: str) -> tuple[Front | None, str | None]:
 def as_time(value: object) -> datetime | None:
     """A front-matter time (datetime, date or ISO 8601 text) as aware UTC, or None."""
     if isinstance(value, datetime):
-        return value if value.tzinfo else value.replace(tzinfo=timezone.utc)
+        return value if value.tzinfo else value.replace(tzinfo=UTC)
     if isinstance(value, date):
-        return datetime(value.year, value.month, value.day, tzinfo=timezone.utc)
+        return datetime(value.year, value.month, value.day, tzinfo=UTC)
     if isinstance(value, str):
         try:
             dt = datetime.fromisoformat(value.strip())
         except ValueError:
             return None
-        return (dt if dt.tzinfo else dt.replace(tzinfo=timezone.utc)).astimezone(timezone.utc)
+        return (dt if dt.tzinfo else dt.replace(tzinfo=UTC)).astimezone(UTC)
     return None
 
 
 def _stamp(dt: datetime) -> str:
-    return dt.astimezone(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+    return dt.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
 # ----------------------------------------------------------------------------- an update

@@ -12,6 +12,10 @@ import os
 from handrail.errors import PolicyError
 from handrail.fsio import parse_json, read_text
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
+
 PROTOCOL_PATHS = (
     os.path.join(".handrail", "autonomy-protocol.json"),
     os.path.join(".aioson", "config", "autonomy-protocol.json"),
@@ -45,7 +49,7 @@ def normalize_pattern(pattern: str) -> str:
 class Pattern:
     """A shell pattern with the tier and file it came from, for reasons people can follow."""
 
-    __slots__ = ("text", "tier", "source", "key")
+    __slots__ = ("key", "source", "text", "tier")
 
     def __init__(self, text: str, tier: str, source: str, key: str) -> None:
         self.text = normalize_pattern(text)
@@ -63,7 +67,7 @@ class Pattern:
 class Protocol:
     __slots__ = ("data", "path", "source", "warnings")
 
-    def __init__(self, data: dict, path: str | None, warnings: list[str] | None = None) -> None:
+    def __init__(self, data: dict[str, Any], path: str | None, warnings: list[str] | None = None) -> None:
         self.data = data
         self.path = path
         self.source = path or BUILTIN_SOURCE
@@ -79,11 +83,13 @@ class Protocol:
 
     @property
     def global_mode(self) -> str:
-        return self.data.get("global_mode", "guarded")
+        mode: str = self.data.get("global_mode", "guarded")
+        return mode
 
     @property
     def tier3_decision(self) -> str:
-        return self.data.get("tiers", {}).get(TIER3, {}).get("decision", "ask")
+        decision: str = self.data.get("tiers", {}).get(TIER3, {}).get("decision", "ask")
+        return decision
 
     @property
     def protected_branches(self) -> list[str]:
@@ -112,7 +118,8 @@ def load(project: str, override: str | None = None) -> Protocol:
     """
     path = override if override is not None else discover(project)
     if path is None:
-        return Protocol(_read_builtin(), None, [f"no protocol at {PROTOCOL_PATHS[0]}: using the built-in default policy"])
+        return Protocol(_read_builtin(), None,
+                        [f"no protocol at {PROTOCOL_PATHS[0]}: using the built-in default policy"])
     text = read_text(path)
     data = parse_json(text, path)
     from handrail.policy import validate
@@ -128,10 +135,10 @@ def load(project: str, override: str | None = None) -> Protocol:
     return Protocol(data, path, warnings)
 
 
-_BUILTIN: dict | None = None
+_BUILTIN: dict[str, Any] | None = None
 
 
-def _read_builtin() -> dict:
+def _read_builtin() -> dict[str, Any]:
     global _BUILTIN
     if _BUILTIN is None:
         data = parse_json(read_text(DEFAULT_PROTOCOL), DEFAULT_PROTOCOL)
@@ -160,7 +167,7 @@ def check(data: object, path: str) -> tuple[list[str], list[str]]:
     return errors, semantic_warnings(data, path)
 
 
-def semantic_errors(data: dict, path: str) -> list[str]:
+def semantic_errors(data: dict[str, Any], path: str) -> list[str]:
     errors: list[str] = []
     version = parse_version(data.get("version"))
     if version not in SUPPORTED_VERSIONS:
@@ -177,7 +184,8 @@ def semantic_errors(data: dict, path: str) -> list[str]:
     for p in _tier_patterns(data, path):
         where = f"tiers.{p.tier}.{p.key}"
         if p.text in seen and seen[p.text] != where.rsplit(".", 1)[0]:
-            errors.append(f"{path}: {where}: pattern '{p.text}' also stands in {seen[p.text]}; a pattern may stand in one tier only")
+            errors.append(f"{path}: {where}: pattern '{p.text}' also stands in {seen[p.text]}; "
+                          "a pattern may stand in one tier only")
         seen.setdefault(p.text, f"tiers.{p.tier}")
     for name, tool in data.get("tools", {}).items():
         for i, tier in enumerate(tool.get("derived_from_tiers", [])):
@@ -192,7 +200,7 @@ def semantic_errors(data: dict, path: str) -> list[str]:
     return errors
 
 
-def _rule_errors(rules: dict, path: str) -> list[str]:
+def _rule_errors(rules: dict[str, Any], path: str) -> list[str]:
     """The `rules` map switches shipped rules by name: a misspelt name would silently
     leave the rule on (or the user believing it off), so it is an error."""
     import difflib
@@ -210,12 +218,13 @@ def _rule_errors(rules: dict, path: str) -> list[str]:
     return errors
 
 
-def semantic_warnings(data: dict, path: str) -> list[str]:
+def semantic_warnings(data: dict[str, Any], path: str) -> list[str]:
     warnings = []
     for name, tool in data.get("tools", {}).items():
         if TIER3 in tool.get("derived_from_tiers", []):
             warnings.append(
-                f"{path}: tools.{name}.derived_from_tiers: tier3_blocking is never allowed automatically; it is ignored here"
+                f"{path}: tools.{name}.derived_from_tiers: "
+                "tier3_blocking is never allowed automatically; it is ignored here"
             )
     for name, tool in data.get("tools", {}).items():
         if "derived_from_tiers" in tool and any(k in tool for k in ("shell_whitelist", "aioson_whitelist")):
@@ -226,21 +235,21 @@ def semantic_warnings(data: dict, path: str) -> list[str]:
 # --------------------------------------------------------------------------- resolution
 
 
-def _expand(tier: str, body: dict, source: str) -> list[Pattern]:
+def _expand(tier: str, body: dict[str, Any], source: str) -> list[Pattern]:
     out = [Pattern(p, tier, source, "shell_patterns") for p in body.get("shell_patterns", [])]
     out += [Pattern(f"aioson {c} *", tier, source, "aioson_commands") for c in body.get("aioson_commands", [])]
     out += [Pattern(f"handrail {c} *", tier, source, "handrail_commands") for c in body.get("handrail_commands", [])]
     return out
 
 
-def _tier_patterns(data: dict, source: str) -> list[Pattern]:
+def _tier_patterns(data: dict[str, Any], source: str) -> list[Pattern]:
     out: list[Pattern] = []
     for tier in TIERS:
         out += _expand(tier, data.get("tiers", {}).get(tier, {}), source)
     return out
 
 
-def _legacy_patterns(data: dict, source: str) -> list[Pattern]:
+def _legacy_patterns(data: dict[str, Any], source: str) -> list[Pattern]:
     """v1.0: whitelists are tier 1 and blacklists tier 3, across every tool."""
     out: list[Pattern] = []
     for tool in data.get("tools", {}).values():
@@ -268,7 +277,7 @@ def patterns(proto: Protocol) -> list[Pattern]:
 class ToolPolicy:
     """What one harness may run without asking, what it must announce, and what needs a human."""
 
-    __slots__ = ("tool", "mode", "allow", "notify", "ask", "deny", "dropped")
+    __slots__ = ("allow", "ask", "deny", "dropped", "mode", "notify", "tool")
 
     def __init__(self, tool: str, mode: str) -> None:
         self.tool = tool
@@ -322,7 +331,8 @@ def resolve_tool(proto: Protocol, tool: str) -> ToolPolicy:
         ]
     else:
         granted = [Pattern(p, TIER1, proto.source, "shell_whitelist") for p in spec.get("shell_whitelist", [])]
-        granted += [Pattern(f"aioson {c} *", TIER1, proto.source, "aioson_whitelist") for c in spec.get("aioson_whitelist", [])]
+        granted += [Pattern(f"aioson {c} *", TIER1, proto.source, "aioson_whitelist")
+                    for c in spec.get("aioson_whitelist", [])]
     seen: set[str] = set()
     for p in granted:
         if p.text in seen:

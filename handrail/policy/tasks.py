@@ -8,6 +8,10 @@ import re
 from handrail.errors import HandrailError, PolicyError
 from handrail.fsio import atomic_write, dump_json, parse_json, read_text, utc_now
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
+
 PHASES = ("plan", "implement", "doc_review", "review", "done")
 EDIT_PHASES = ("implement", "doc_review")
 TASKS_DIR = os.path.join(".handrail", "tasks")
@@ -17,9 +21,9 @@ _TASK_KEYS = frozenset({"slug", "title", "phase", "created_at", "updated_at", "h
 
 
 class Task:
-    __slots__ = ("slug", "data", "dir", "display")
+    __slots__ = ("data", "dir", "display", "slug")
 
-    def __init__(self, slug: str, data: dict, directory: str, display: str) -> None:
+    def __init__(self, slug: str, data: dict[str, Any], directory: str, display: str) -> None:
         self.slug = slug
         self.data = data
         self.dir = directory
@@ -27,7 +31,8 @@ class Task:
 
     @property
     def phase(self) -> str:
-        return self.data["phase"]
+        phase: str = self.data["phase"]
+        return phase
 
     @property
     def editing(self) -> bool:
@@ -35,7 +40,8 @@ class Task:
 
     @property
     def updated_at(self) -> str:
-        return self.data.get("updated_at", "")
+        updated: str = self.data.get("updated_at", "")
+        return updated
 
     def summary(self) -> dict[str, str]:
         return {"task": self.slug, "phase": self.phase}
@@ -46,7 +52,8 @@ def slug_error(slug: str) -> str | None:
     if not slug:
         return "a task slug cannot be empty"
     if not _SLUG.fullmatch(slug) or ".." in slug:
-        return f"'{slug}' is not a valid task slug: use letters, digits, '.', '_' and '-', starting with a letter or digit"
+        return (f"'{slug}' is not a valid task slug: "
+                "use letters, digits, '.', '_' and '-', starting with a letter or digit")
     return None
 
 
@@ -71,7 +78,7 @@ def task_dir(project: str, slug: str) -> str:
     return os.path.join(tasks_root(project), slug)
 
 
-def _validate(data: dict, slug: str, display: str) -> None:
+def _validate(data: dict[str, Any], slug: str, display: str) -> None:
     for key in data:
         if key not in _TASK_KEYS:
             raise PolicyError(f"{display}: {key}: unknown key (valid keys: {', '.join(sorted(_TASK_KEYS))})")

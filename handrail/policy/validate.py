@@ -12,6 +12,10 @@ import os
 
 from handrail import __version__
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
+
 _SCHEMA_DIR = os.path.join(os.path.dirname(__file__), "schemas")
 # Cache kinds -> the schema file that judges them.
 SCHEMA_OF = {"protocol": "autonomy-protocol", "contract": "harness-contract"}
@@ -54,9 +58,10 @@ def remember_valid(kind: str, text: str) -> None:
         pass
 
 
-def load_schema(name: str) -> dict:
+def load_schema(name: str) -> dict[str, Any]:
     with open(os.path.join(_SCHEMA_DIR, f"{name}.schema.json"), encoding="utf-8") as f:
-        return json.load(f)
+        schema: dict[str, Any] = json.load(f)
+        return schema
 
 
 def json_path(parts: object) -> str:
@@ -78,7 +83,7 @@ def schema_errors(data: object, schema_name: str, path: str) -> list[str]:
     return lines
 
 
-def _branch_errors(err) -> list | None:  # type: ignore[no-untyped-def]
+def _branch_errors(err) -> list[Any] | None:  # type: ignore[no-untyped-def]
     """For a `oneOf`/`anyOf` failure, the errors of the one branch whose type fits the value.
 
     `{"command": "x", "timeot": 1}` fails both the string and the object branch; only
@@ -86,7 +91,7 @@ def _branch_errors(err) -> list | None:  # type: ignore[no-untyped-def]
     """
     if err.validator not in ("oneOf", "anyOf") or not err.context:
         return None
-    branches: dict[object, list] = {}
+    branches: dict[object, list[Any]] = {}
     for sub in err.context:
         branches.setdefault(sub.relative_schema_path[0], []).append(sub)
     fitting = [

@@ -15,6 +15,10 @@ from handrail.records import envelope as files
 from handrail.records.envelope_states import display_for, path_for
 from handrail.records.events import record
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
+
 EXIT_USAGE = 1
 
 
@@ -37,7 +41,7 @@ def check_state(text: str) -> str:
     return state
 
 
-def staleness(data: dict) -> tuple[bool, int | None]:
+def staleness(data: dict[str, Any]) -> tuple[bool, int | None]:
     """(stale, whole days since `updated`) by the handrail clock."""
     try:
         updated = clock.parse_iso(str(data.get("updated")))
@@ -47,7 +51,7 @@ def staleness(data: dict) -> tuple[bool, int | None]:
     return policy.is_stale(days), int(days)
 
 
-def summary(display: str, data: dict) -> dict:
+def summary(display: str, data: dict[str, Any]) -> dict[str, Any]:
     """The stable JSON form of an envelope, for tools that put it in an agent's context."""
     stale, days = staleness(data)
     return {
@@ -62,7 +66,7 @@ def summary(display: str, data: dict) -> dict:
     }
 
 
-def task_type_view(item: dict) -> dict:
+def task_type_view(item: dict[str, Any]) -> dict[str, Any]:
     return {
         "id": item["id"],
         "label": item.get("label") or item["id"],
@@ -77,7 +81,7 @@ def task_type_view(item: dict) -> dict:
 # ----------------------------------------------------------------------------- commands
 
 
-def init(root: str, agent: str, *, owner: str, project: str) -> dict:
+def init(root: str, agent: str, *, owner: str, project: str) -> dict[str, Any]:
     check_name(agent, "agent name")
     display = display_for(root, agent)
     data = {"agent": agent, "owner": owner, "updated": clock.now_iso(), "taskTypes": []}
@@ -87,7 +91,7 @@ def init(root: str, agent: str, *, owner: str, project: str) -> dict:
     return summary(display, data)
 
 
-def get(root: str, agent: str, task_type: str | None = None) -> dict:
+def get(root: str, agent: str, task_type: str | None = None) -> dict[str, Any]:
     check_name(agent, "agent name")
     display, data, _ = files.read(root, agent)
     out = summary(display, data)
@@ -102,14 +106,14 @@ def get(root: str, agent: str, task_type: str | None = None) -> dict:
                         reason="unknown_task_type", exit_code=files.EXIT_STATE)
 
 
-def list_all(root: str, agent: str | None = None) -> tuple[list[dict], list[str]]:
+def list_all(root: str, agent: str | None = None) -> tuple[list[dict[str, Any]], list[str]]:
     """(envelopes, errors). An unusable envelope is an error line; the others still list."""
     if agent is not None:
         check_name(agent, "agent name")
         names = [agent]
     else:
         names = files.discover(root)
-    found: list[dict] = []
+    found: list[dict[str, Any]] = []
     errors: list[str] = []
     for name in names:
         try:
@@ -124,7 +128,7 @@ def list_all(root: str, agent: str | None = None) -> tuple[list[dict], list[str]
 
 
 def set_state(root: str, agent: str, task_type: str, state_text: str, *, note: str | None, label: str | None,
-              by: str, project: str, no_human: str | None, confirm: Callable[[str], bool]) -> dict:
+              by: str, project: str, no_human: str | None, confirm: Callable[[str], bool]) -> dict[str, Any]:
     """Add or update one task type. A promotion is confirmed by a person first:
     `no_human` says why none can be here (then it is refused), `confirm` asks."""
     check_name(agent, "agent name")
@@ -169,8 +173,9 @@ def _confirm_promotion(agent: str, task_type: str, old: str | None, new: str, di
         raise HandrailError(f"not changed: you declined to {what}", reason="declined", exit_code=EXIT_USAGE)
 
 
-def _upsert(data: dict, task_type: str, state: str, *, now: str, note: str | None, label: str | None) -> dict:
-    items: list[dict] = data.setdefault("taskTypes", [])
+def _upsert(data: dict[str, Any], task_type: str, state: str, *, now: str, note: str | None,
+            label: str | None) -> dict[str, Any]:
+    items: list[dict[str, Any]] = data.setdefault("taskTypes", [])
     for item in items:
         if item["id"] == task_type:
             if item["state"] != state:
@@ -189,7 +194,7 @@ def _upsert(data: dict, task_type: str, state: str, *, now: str, note: str | Non
     return item
 
 
-def _ordered(item: dict) -> dict:
+def _ordered(item: dict[str, Any]) -> dict[str, Any]:
     """Keys in the documented order, whatever order a hand edit left them in."""
     order = ("id", "label", "state", "stateSince", "operatorNote")
     moved = {k: item[k] for k in order if k in item}

@@ -7,7 +7,7 @@ it lets a test see a 30-day-old envelope, or an event two hours back, without wa
 from __future__ import annotations
 
 import os
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 
 from handrail.errors import HandrailError
 
@@ -21,13 +21,13 @@ def parse_iso(text: str) -> datetime:
     """
     dt = datetime.fromisoformat(text.strip())
     if dt.tzinfo is None:
-        dt = dt.replace(tzinfo=timezone.utc)
-    return dt.astimezone(timezone.utc)
+        dt = dt.replace(tzinfo=UTC)
+    return dt.astimezone(UTC)
 
 
 def iso(dt: datetime) -> str:
     """The one stored form: `YYYY-MM-DDTHH:MM:SSZ`, so stored times sort as text."""
-    return dt.astimezone(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+    return dt.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
 def now() -> datetime:
@@ -38,7 +38,7 @@ def now() -> datetime:
         except ValueError:
             raise HandrailError(f"{NOW_ENV}: '{pinned}' is not an ISO 8601 time (e.g. 2026-03-01T12:00:00Z)",
                                 reason="bad_arguments", exit_code=1) from None
-    return datetime.now(timezone.utc)
+    return datetime.now(UTC)
 
 
 def now_iso() -> str:

@@ -21,6 +21,10 @@ from handrail.errors import HandrailError
 from handrail.policy import envelope as policy
 from handrail.records.envelope_states import ENVELOPES_DIR, display_for, path_for, remember_states
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
+
 HISTORY = "## History"
 NO_HISTORY = "_No changes yet._"
 EXIT_STATE = 2  # invalid state, unknown agent, unknown task type
@@ -63,7 +67,7 @@ def _plain(value: object) -> object:
     if isinstance(value, datetime.datetime):
         from handrail.records.clock import iso
 
-        return iso(value if value.tzinfo else value.replace(tzinfo=datetime.timezone.utc))
+        return iso(value if value.tzinfo else value.replace(tzinfo=datetime.UTC))
     if isinstance(value, datetime.date):
         return value.isoformat()
     if isinstance(value, dict):
@@ -73,7 +77,7 @@ def _plain(value: object) -> object:
     return value
 
 
-def parse(text: str, display: str, agent: str) -> tuple[dict, str]:
+def parse(text: str, display: str, agent: str) -> tuple[dict[str, Any], str]:
     """The validated front matter and the History section's text. Raises exit 3."""
     front, body = split(text, display)
     import yaml
@@ -100,7 +104,7 @@ def parse(text: str, display: str, agent: str) -> tuple[dict, str]:
     return data, history_of(body)
 
 
-def _problems(data: dict, display: str, agent: str) -> list[str]:
+def _problems(data: dict[str, Any], display: str, agent: str) -> list[str]:
     from handrail.policy import validate
 
     problems = [] if validate.known_valid(SCHEMA, json.dumps(data, sort_keys=True)) else \
@@ -128,7 +132,7 @@ def history_of(body: str) -> str:
     return ""
 
 
-def read(root: str, agent: str) -> tuple[str, dict, str]:
+def read(root: str, agent: str) -> tuple[str, dict[str, Any], str]:
     """(display path, front matter, history) of an existing envelope.
 
     Raises exit 2 when the agent has none, exit 3 when the file cannot be used.
@@ -162,7 +166,7 @@ def _md_cell(value: object) -> str:
     return text.replace("|", "\\|").replace("\r\n", "\n").replace("\n", "<br>") or " "
 
 
-def render(data: dict, history: str) -> str:
+def render(data: dict[str, Any], history: str) -> str:
     import yaml
 
     agent = data["agent"]
@@ -276,7 +280,7 @@ def backup_dir(root: str, agent: str, stamp: str) -> str:
     return os.path.join(base, stamp, ENVELOPES_DIR, agent)
 
 
-def replace(root: str, agent: str, data: dict, history: str, display: str) -> str | None:
+def replace(root: str, agent: str, data: dict[str, Any], history: str, display: str) -> str | None:
     """Render and atomically replace an existing envelope, the old file backed up
     first; returns the backup's path."""
     import time

@@ -15,6 +15,10 @@ from handrail import __version__
 from handrail.errors import HandrailError
 from handrail.policy import envelope as policy
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
+
 ENVELOPES_DIR = "agents"
 EXIT_IO = 3
 
@@ -88,7 +92,7 @@ def states_for(project: str, agent: str) -> tuple[str, dict[str, str]] | None:
     return display, states
 
 
-def apply_to_edit(project: str, agent: str, answer: dict) -> dict:
+def apply_to_edit(project: str, agent: str, answer: dict[str, Any]) -> dict[str, Any]:
     """can-edit's allowed answer, or the refusal the agent's envelope makes of it."""
     found = states_for(project, agent)
     if found is None:

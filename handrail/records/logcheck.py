@@ -218,4 +218,5 @@ def repair(project: str, problem: Problem, backup_root: str) -> str:
         if os.path.lexists(p):
             os.rename(p, os.path.join(aside, os.path.basename(p)))
             moved.append(os.path.basename(p))
-    return f"set the broken log aside ({', '.join(moved)} in {_show(project, aside)}/); the next decision starts a new one"
+    return (f"set the broken log aside ({', '.join(moved)} in {_show(project, aside)}/); "
+            "the next decision starts a new one")

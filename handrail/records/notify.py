@@ -9,6 +9,10 @@ from __future__ import annotations
 
 from handrail.errors import HandrailError
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
+
 # level -> (mark, exit code)
 LEVELS = {"info": ("ℹ", 0), "warn": ("⚠", 0), "block": ("⛔", 2)}
 EXIT_USAGE = 1
@@ -33,7 +37,7 @@ def line(level: str, topic: str, message: str) -> str:
 
 
 def notify(project: str, level_text: str, topic: str, message: str, *, agent: str | None = None,
-           task: str | None = None) -> tuple[str, dict, int]:
+           task: str | None = None) -> tuple[str, dict[str, Any], int]:
     """(the line to print, the event as recorded, the exit code). Arguments are checked
     before anything is recorded. A failed recording (stderr says so) leaves `id` None."""
     level = parse_level(level_text)

@@ -8,6 +8,10 @@ import shutil
 import sys
 from collections.abc import Sequence
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
+
 MIN_LAST = 12
 
 
@@ -83,11 +87,11 @@ EVENT_CAPS = (8, 20, 24, 16, 20, 20)
 FOLLOW_MINS = (5, 20, 18, 10, 12, 12)
 
 
-def event_row(event: dict) -> list[str]:
+def event_row(event: dict[str, Any]) -> list[str]:
     return [cell(event.get(k)) for k in ("id", "created_at", "event_type", "agent", "task", "topic", "message")]
 
 
-def event_widths(events: Sequence[dict], width: int | None, *, follow: bool = False) -> list[int]:
+def event_widths(events: Sequence[dict[str, Any]], width: int | None, *, follow: bool = False) -> list[int]:
     rows = [event_row(e) for e in events]
     col = widths(EVENT_HEADER, rows, EVENT_CAPS)
     if follow:

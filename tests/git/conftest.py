@@ -13,10 +13,10 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).parent))  # the tests here import gitkit
 
-from gitkit import Project  # noqa: E402
-from helpers import HANDRAIL, git  # noqa: E402
+from gitkit import Project
+from helpers import HANDRAIL, git
 
-from handrail import install_hooks  # noqa: E402
+from handrail import install_hooks
 
 
 @pytest.fixture

@@ -5,9 +5,9 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import helpers
 import pytest
 from gitkit import Project
-import helpers
 
 GATED = {"human_gate": {"required_for": ["auth_permission_change"]}}
 
@@ -44,7 +44,7 @@ def test_reject_needs_a_reason_and_is_recorded(project: Project) -> None:
     code, out = in_terminal(project, "gate", "reject", "login", "auth_permission_change", "--reason", "too broad")
     assert code == 0, out
     listed = json.loads(in_terminal(project, "gate", "list", "--json")[1].splitlines()[-1])
-    auth = [g for g in listed["gates"] if g["theme"] == "auth_permission_change"][0]
+    auth = next(g for g in listed["gates"] if g["theme"] == "auth_permission_change")
     assert (auth["status"], auth["reason"]) == ("rejected", "too broad")
     assert {g["theme"] for g in listed["gates"]} == {"auth_permission_change", "publish"}
 
@@ -104,7 +104,8 @@ MALFORMED = {
                            "decision: expected one of approved, rejected, pending, found a list"),
     "no decision": ('{"by": "ana", "at": "2026-01-01T00:00:00Z"}',
                     "decision: expected one of approved, rejected, pending, found nothing"),
-    "unknown decision": ('{"decision": "maybe"}', "decision: expected one of approved, rejected, pending, found 'maybe'"),
+    "unknown decision": ('{"decision": "maybe"}',
+                         "decision: expected one of approved, rejected, pending, found 'maybe'"),
     "by is a number": ('{"decision": "approved", "by": 7}', "by: expected text, found a number"),
     "history is an object": ('{"decision": "rejected", "reason": "no", "history": {}}',
                              "history: expected a list of decisions, found an object"),

@@ -7,7 +7,6 @@ import json
 import pytest
 from gitkit import AGENT, Project, commits, refused
 
-
 # --------------------------------------------------------------------------- rule 1
 
 
@@ -242,7 +241,8 @@ def test_every_problem_is_reported_once_with_its_own_next_step(project: Project)
     project.write(".env", "A=1\n")
     project.write("src/a.py", SECRETS["AWS access key id"])
     r = project.commit(".env", "src/a.py")
-    refused(r, "refused: 3 problems", "1. .env is forbidden", "changes 2 files", "src/a.py:1 carries an AWS access key id")
+    refused(r, "refused: 3 problems", "1. .env is forbidden", "changes 2 files",
+            "src/a.py:1 carries an AWS access key id")
     assert r.stderr.count("next:") == 3
 
 

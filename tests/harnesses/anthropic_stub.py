@@ -59,15 +59,15 @@ def _handler(stub: Stub) -> type[BaseHTTPRequestHandler]:
             self.end_headers()
             self.wfile.write(data)
 
-        def do_HEAD(self) -> None:  # noqa: N802 - the http.server API
+        def do_HEAD(self) -> None:
             self.send_response(200)
             self.send_header("content-length", "0")
             self.end_headers()
 
-        def do_GET(self) -> None:  # noqa: N802
+        def do_GET(self) -> None:
             self._json({})
 
-        def do_POST(self) -> None:  # noqa: N802
+        def do_POST(self) -> None:
             length = int(self.headers.get("content-length") or 0)
             body = json.loads(self.rfile.read(length) or b"{}")
             if "count_tokens" in self.path:

@@ -9,7 +9,7 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).parent))  # the tests here import hookkit and anthropic_stub
 
-from hookkit import FUZZ_TRIED, HARNESSES, make_project  # noqa: E402
+from hookkit import FUZZ_TRIED, HARNESSES, make_project
 
 
 @pytest.fixture

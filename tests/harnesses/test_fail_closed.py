@@ -61,8 +61,10 @@ def shell_call(name: str, project: Path, command: str) -> dict:
     """The payload each harness sends to run `command`."""
     where = str(project)
     calls: dict[str, dict] = {
-        "claude": {"hook_event_name": "PreToolUse", "tool_name": "Bash", "cwd": where, "tool_input": {"command": command}},
-        "codex": {"hook_event_name": "PreToolUse", "tool_name": "Bash", "cwd": where, "tool_input": {"command": command}},
+        "claude": {"hook_event_name": "PreToolUse", "tool_name": "Bash", "cwd": where,
+                   "tool_input": {"command": command}},
+        "codex": {"hook_event_name": "PreToolUse", "tool_name": "Bash", "cwd": where,
+                  "tool_input": {"command": command}},
         "gemini": {"hook_event_name": "BeforeTool", "tool_name": "run_shell_command", "cwd": where,
                    "tool_input": {"command": command}},
         "cursor": {"hook_event_name": "beforeShellExecution", "cwd": where, "command": command},
@@ -78,12 +80,14 @@ def edit_call(name: str, project: Path, path: str) -> dict:
     """The payload each harness sends to edit `path`."""
     where = str(project)
     calls: dict[str, dict] = {
-        "claude": {"hook_event_name": "PreToolUse", "tool_name": "Edit", "cwd": where, "tool_input": {"file_path": path}},
+        "claude": {"hook_event_name": "PreToolUse", "tool_name": "Edit", "cwd": where,
+                   "tool_input": {"file_path": path}},
         "codex": {"hook_event_name": "PreToolUse", "tool_name": "apply_patch", "cwd": where,
                   "tool_input": {"command": f"*** Begin Patch\n*** Add File: {path}\n+x\n*** End Patch\n"}},
         "gemini": {"hook_event_name": "BeforeTool", "tool_name": "write_file", "cwd": where,
                    "tool_input": {"file_path": path}},
-        "cursor": {"hook_event_name": "preToolUse", "tool_name": "Write", "cwd": where, "tool_input": {"file_path": path}},
+        "cursor": {"hook_event_name": "preToolUse", "tool_name": "Write", "cwd": where,
+                   "tool_input": {"file_path": path}},
         "copilot": {"toolName": "edit", "cwd": where, "toolArgs": {"path": path}},
         "cline": {"workspaceRoots": [where], "preToolUse": {"toolName": "write_to_file", "parameters": {"path": path}}},
         "opencode": {"tool": "write", "directory": where, "args": {"filePath": path}},

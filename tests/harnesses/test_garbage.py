@@ -23,8 +23,8 @@ from handrail.main import main
 SETTINGS = settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 # Every key an adapter reads: the shape-preserving garbage below never touches these.
 READ_KEYS = frozenset({
-    "hook_event_name", "tool_name", "tool_input", "cwd", "toolName", "toolArgs", "preToolUse", "toolName",
-    "parameters", "tool", "args", "directory", "worktree", "command", "file_path", "workspace_roots",
+    "hook_event_name", "tool_name", "tool_input", "cwd", "toolName", "toolArgs", "preToolUse", "parameters", "tool",
+    "args", "directory", "worktree", "command", "file_path", "workspace_roots",
     "workspaceRoots", "path", "filePath", "notebook_path", "absolute_path", "target_file", "patchText", "patch",
     "input", "files", "filePaths", "dir_path", "workdir", "working_directory", "cmd",
 })
@@ -90,7 +90,8 @@ def refused_calls(project: Path) -> dict[str, list[tuple[dict, str, str]]]:
     patch = "*** Begin Patch\n*** Add File: .env\n+X=1\n*** End Patch\n"
     return {
         "claude": [({"hook_event_name": "PreToolUse", "tool_name": "Edit", "cwd": str(project),
-                     "tool_input": {"file_path": env, "old_string": "a", "new_string": "b"}}, "tool_input", "file_path"),
+                     "tool_input": {"file_path": env, "old_string": "a", "new_string": "b"}},
+                    "tool_input", "file_path"),
                    ({"hook_event_name": "PreToolUse", "tool_name": "Bash", "cwd": str(project),
                      "tool_input": {"command": push}}, "tool_input", "command")],
         "codex": [({"hook_event_name": "PreToolUse", "tool_name": "apply_patch", "cwd": str(project),

@@ -7,8 +7,8 @@ import json
 from pathlib import Path
 
 import pytest
-from hookkit import HARNESSES, events, hook
 from helpers import run_handrail
+from hookkit import HARNESSES, events, hook
 
 
 def claude(project: Path, tool: str, tool_input: dict, **kw: object) -> tuple[str | None, str, dict | None]:

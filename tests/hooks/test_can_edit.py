@@ -274,7 +274,7 @@ def test_relative_file_is_relative_to_the_project_not_the_cwd(handrail, repo: Pa
     make_task(repo, "a", "implement", contract={"allowed_files": ["src/**"]})
     elsewhere = tmp_path / "elsewhere"
     elsewhere.mkdir()
-    code, answer = ask(handrail, repo, "--file", "src/app.py", cwd=elsewhere)
+    code, _ = ask(handrail, repo, "--file", "src/app.py", cwd=elsewhere)
     assert code == 0
     r = handrail("can-edit", "--project", "repo", "--file", "src/app.py", "--json", cwd=tmp_path)
     assert r.returncode == 0

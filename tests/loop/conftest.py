@@ -9,8 +9,8 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).parent))  # the tests here import loopkit
 
-from helpers import git  # noqa: E402
-from loopkit import Loop  # noqa: E402
+from helpers import git
+from loopkit import Loop
 
 
 @pytest.fixture

@@ -302,7 +302,7 @@ def test_a_second_loop_on_the_same_task_is_refused_while_one_runs(loop: Loop) ->
         time.sleep(0.02)
     second = loop.run(agent)
     go.write_text("go")
-    out, err = first.communicate(timeout=60)
+    _, err = first.communicate(timeout=60)
     assert second.returncode == 2 and "another loop command is running on task 't'" in second.stderr
     assert first.returncode == 0, err
     assert loop.call_count() == 1

@@ -10,8 +10,8 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).parent))  # the tests here import memkit
 
-from helpers import git  # noqa: E402
-from memkit import BOOT, NOW, Mem  # noqa: E402
+from helpers import git
+from memkit import BOOT, NOW, Mem
 
 
 @pytest.fixture(autouse=True)

@@ -4,13 +4,13 @@ and each content rule on its own."""
 from __future__ import annotations
 
 import hashlib
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 
 import pytest
 
 from handrail.policy import memory as rules
 
-NOW = datetime(2026, 2, 1, tzinfo=timezone.utc)
+NOW = datetime(2026, 2, 1, tzinfo=UTC)
 OLD = "---\ntitle: How it works\ngenerated_at: 2026-02-01T00:00:00Z\n---\n\n# How it works\n"
 
 

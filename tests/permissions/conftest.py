@@ -9,7 +9,7 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).parent))  # the tests here import permkit
 
-from permkit import write_protocol  # noqa: E402
+from permkit import write_protocol
 
 
 @pytest.fixture

@@ -20,7 +20,7 @@ from handrail import prefixes
 from handrail.policy import protocol as protocols
 
 sys.path.insert(0, str(Path(__file__).parent.parent / "harnesses"))
-from anthropic_stub import Stub  # noqa: E402
+from anthropic_stub import Stub
 
 
 def default_project(repo: Path) -> Path:
@@ -165,7 +165,8 @@ def run_claude(project: Path, script: list[dict], home: Path) -> tuple[dict, lis
         return json.loads(r.stdout), list(stub.results)
 
 
-def test_claude_code_refuses_a_tier_3_command_through_the_generated_settings(repo: Path, handrail, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+def test_claude_code_refuses_a_tier_3_command_through_the_generated_settings(  # type: ignore[no-untyped-def]
+        repo: Path, handrail, tmp_path: Path) -> None:
     project = default_project(repo)
     assert handrail("permissions", "--tool", "claude", cwd=project).returncode == 0
     settings = project / ".claude" / "settings.json"

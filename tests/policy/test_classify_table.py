@@ -12,8 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from handrail.policy.shell import engine as commands
 from handrail.policy import protocol as protocols
+from handrail.policy.shell import engine as commands
 
 TABLE = Path(__file__).parent.parent / "data" / "classify_table.tsv"
 PROJECT = "/home/agent/proj"

@@ -109,7 +109,8 @@ def test_duplicate_criterion_ids_are_an_error() -> None:
 @pytest.mark.parametrize(
     ("verification", "message"),
     [
-        ({"command": "pytest", "timeout": 5}, "criteria[0].verification.timeout: unknown key (did you mean 'timeout_ms'?)"),
+        ({"command": "pytest", "timeout": 5},
+         "criteria[0].verification.timeout: unknown key (did you mean 'timeout_ms'?)"),
         ({"timeout_ms": 5}, "criteria[0].verification: 'command' is a required property"),
         ("", "criteria[0].verification:"),
         ({"command": "pytest", "timeout_ms": 0}, "criteria[0].verification.timeout_ms:"),

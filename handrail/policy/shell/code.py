@@ -52,7 +52,8 @@ def check_code(part: Part, toks: list[str], ctx: Ctx) -> list[Finding]:
             codes.append((part.stdin_text, False))
             inline = True
         elif part.feed is None and any(w.text in ("--version", "-V", "--help", "-h", "-version") or (
-                w.text == "-v" and part.name in ("node", "bun", "deno", "perl", "php", "ruby")) for w in part.words[1:]):
+                w.text == "-v" and part.name in ("node", "bun", "deno", "perl", "php", "ruby"))
+                for w in part.words[1:]):
             return []  # prints its version or its help and exits
         elif part.feed is None:
             return [(3, "dynamic", f"{label} starts an interactive interpreter: code typed into it escapes every "
@@ -193,9 +194,8 @@ def check_sql(part: Part, toks: list[str], ctx: Ctx) -> list[Finding]:
     if name == "sqlite3":
         ops = [w.text for w in words[1:] if not w.text.startswith("-")]
         texts += ops[1:]
-    if name == "redis-cli":
-        if any(w.text.lower() in ("flushall", "flushdb") for w in words[1:]):
-            return [(3, "sql-destroy", "redis-cli FLUSHALL/FLUSHDB deletes every key")]
+    if name == "redis-cli" and any(w.text.lower() in ("flushall", "flushdb") for w in words[1:]):
+        return [(3, "sql-destroy", "redis-cli FLUSHALL/FLUSHDB deletes every key")]
     if part.stdin_text:
         texts.append(part.stdin_text)
     if name == "sqlite3" and any(w.text in ("-readonly", "-safe") for w in words[1:]):
@@ -279,9 +279,9 @@ def _sql_files(part: Part, ctx: Ctx) -> list[str] | str:
 
 def check_disk(part: Part, toks: list[str], ctx: Ctx) -> list[Finding]:
     name = part.name
-    if name.split(".", 1)[0] in DISK_TOOLS or name == "diskutil" and any(
+    if name.split(".", 1)[0] in DISK_TOOLS or (name == "diskutil" and any(
             w.text.lower().startswith(("erase", "partition", "zero", "randomdisk", "secureerase"))
-            for w in part.words[1:]):
+            for w in part.words[1:])):
         return [(3, "disk-write", f"{name} writes a disk or a file system")]
     return []
 

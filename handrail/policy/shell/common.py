@@ -101,7 +101,7 @@ def rx(name: str) -> re.Pattern[str]:
 class Ctx:
     """Where commands run: the work tree, the home folder, and which rules are on."""
 
-    __slots__ = ("project", "home", "enabled")
+    __slots__ = ("enabled", "home", "project")
 
     def __init__(self, project: str, home: str, enabled: Callable[[str], bool]) -> None:
         self.project = project

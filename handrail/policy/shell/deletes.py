@@ -24,7 +24,7 @@ def check_rm(part: Part, toks: list[str], ctx: Ctx) -> list[Finding]:
         return []  # `find … -exec rm -rf {} +`: find-delete judges what find selects
     recursive = False
     prompting = False
-    for i, t in enumerate(toks[1:], 1):
+    for t in toks[1:]:
         if t == "--":
             break
         if not is_flag(t):
@@ -75,7 +75,8 @@ def check_rm(part: Part, toks: list[str], ctx: Ctx) -> list[Finding]:
 
 
 # Outputs that a build, an install or a test run makes again: removing them loses nothing.
-REGENERABLE = ("package-lock.json", "yarn.lock", "pnpm-lock.yaml", "node_modules", "dist", "build", "target", "__pycache__", ".pytest_cache", ".mypy_cache", ".venv",
+REGENERABLE = ("package-lock.json", "yarn.lock", "pnpm-lock.yaml", "node_modules", "dist", "build", "target",
+               "__pycache__", ".pytest_cache", ".mypy_cache", ".venv",
                ".ruff_cache", ".tox", ".nox", ".next", ".nuxt", ".turbo", ".parcel-cache", ".gradle", "coverage",
                "htmlcov", ".coverage", "out", "venv", ".eggs", ".cache")
 _REGEN_SUFFIXES = (".pyc", ".pyo", ".egg-info", ".o", ".class")
@@ -196,7 +197,8 @@ def check_rsync(part: Part, ctx: Ctx) -> list[Finding]:
     """rsync deletes at the destination what the source lacks, or the source itself."""
     for w in part.words[1:]:
         t = w.text
-        if t.startswith(("--delete", "--del", "--remove-source-files", "--remove-sent-files")) or t == "--prune-empty-dirs":
+        if t.startswith(("--delete", "--del", "--remove-source-files", "--remove-sent-files")) \
+                or t == "--prune-empty-dirs":
             if t == "--prune-empty-dirs":
                 continue
             return [(3, "rm-recursive", f"rsync {t} deletes files that cannot be brought back from here")]

@@ -13,10 +13,13 @@ from handrail.policy.protocol import TIER1, TIER2, TIER3, TIER_NUMBER
 from handrail.policy.shell import patterns as cmdmatch
 from handrail.policy.shell import rules as cmdrules
 from handrail.policy.shell import unwrap
+from handrail.policy.shell.code import INTERPRETERS
 from handrail.policy.shell.syntax import ShellSyntaxError
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from typing import Any
+
     from handrail.policy.protocol import Pattern, Protocol
 
 DECISIONS = {1: "allow", 2: "notify", 3: "ask", None: "unlisted"}
@@ -33,11 +36,11 @@ DYNAMIC_RULES = frozenset({"dynamic", "download-to-shell"})
 class Engine:
     """A protocol's patterns for one tool, compiled on first use, program by program."""
 
-    __slots__ = ("proto", "index", "lazy", "source", "memo", "rules")
+    __slots__ = ("index", "lazy", "memo", "proto", "rules", "source")
 
     def __init__(self, proto: Protocol, patterns: list[tuple[Pattern, str]]) -> None:
         self.proto = proto
-        self.memo: dict[str, tuple] = {}
+        self.memo: dict[str, tuple[Any, ...]] = {}
         self.rules: dict[str, bool] = {}
         self.source = proto.source
         self.index = cmdmatch.Index()
@@ -58,7 +61,8 @@ class Engine:
         except ValueError as e:
             from handrail.errors import PolicyError
 
-            raise PolicyError(f"{pattern.source}: tiers.{pattern.tier}.{pattern.key}: pattern '{pattern.text}': {e}")
+            where = f"{pattern.source}: tiers.{pattern.tier}.{pattern.key}"
+            raise PolicyError(f"{where}: pattern '{pattern.text}': {e}") from e
         self.index.add(c)
 
     def candidates(self, toks: list[str], wild: list[bool]) -> list[cmdmatch.Compiled]:
@@ -105,20 +109,20 @@ def _tool_patterns(proto: Protocol, tool: str | None) -> list[tuple[Pattern, str
 
 
 class _Verdict:
-    __slots__ = ("part", "tier", "reasons", "hit", "toks", "wild", "shown")
+    __slots__ = ("hit", "part", "reasons", "shown", "tier", "toks", "wild")
 
     def __init__(self, part: unwrap.Part) -> None:
         self.part = part
         self.shown = ""  # the pipeline a pipeline pattern matched
         self.tier: int | None = None
-        self.reasons: list[dict] = []
+        self.reasons: list[dict[str, Any]] = []
         self.hit: cmdmatch.Compiled | None = None
         self.toks: list[str] = []
         self.wild: list[bool] = []
 
 
 def classify(text: str, eng: Engine, *, cwd: str, project: str, home: str,
-             parts: list[unwrap.Part] | None = None) -> dict:
+             parts: list[unwrap.Part] | None = None) -> dict[str, Any]:
     """The answer for one command: command, tier, decision, reasons (strictest first), message.
     `parts`: the command already split (`unwrap.split`), so that a caller asking two questions
     of one command (what it writes, which tier) parses it once."""
@@ -150,8 +154,8 @@ def classify(text: str, eng: Engine, *, cwd: str, project: str, home: str,
     if len(verdicts) == 1:
         return _answer(text, tier, verdicts[0].reasons)
     ordered = sorted(verdicts, key=lambda v: _RANK[v.tier])
-    reasons: list[dict] = []
-    seen: set[tuple] = set()
+    reasons: list[dict[str, Any]] = []
+    seen: set[tuple[Any, ...]] = set()
     for v in ordered:
         for r in v.reasons:
             key = (r.get("part"), r.get("pattern"), r.get("rule"), r.get("why"))
@@ -161,7 +165,7 @@ def classify(text: str, eng: Engine, *, cwd: str, project: str, home: str,
     return _answer(text, tier, reasons)
 
 
-def _answer(text: str, tier: int | None, reasons: list[dict]) -> dict:
+def _answer(text: str, tier: int | None, reasons: list[dict[str, Any]]) -> dict[str, Any]:
     return {"command": text, "tier": tier, "decision": DECISIONS[tier], "reasons": reasons}
 
 
@@ -220,7 +224,7 @@ def _match_pipelines(verdicts: list[_Verdict], eng: Engine) -> None:
                             w.shown = shown
 
 
-def _pattern_reason(part: unwrap.Part, c: cmdmatch.Compiled, shown: str = "") -> dict:
+def _pattern_reason(part: unwrap.Part, c: cmdmatch.Compiled, shown: str = "") -> dict[str, Any]:
     p = c.pattern
     r = {"part": shown or part.text, "tier": TIER_NUMBER[c.tier], "reason": "pattern", "pattern": p.text,  # type: ignore[attr-defined]
          "source": p.source, "key": f"tiers.{p.tier}.{p.key}" if p.key in (  # type: ignore[attr-defined]
@@ -230,7 +234,7 @@ def _pattern_reason(part: unwrap.Part, c: cmdmatch.Compiled, shown: str = "") ->
     return r
 
 
-def _rule_reason(part: unwrap.Part, tier: int, rule: str, why: str) -> dict:
+def _rule_reason(part: unwrap.Part, tier: int, rule: str, why: str) -> dict[str, Any]:
     r = {"part": part.text, "tier": tier, "reason": "dynamic" if rule in DYNAMIC_RULES else rule
          if rule == "unparseable" else "rule", "rule": rule, "source": cmdrules.SOURCE, "why": why}
     if part.via:
@@ -319,7 +323,7 @@ def _asks_for_help(part: unwrap.Part) -> bool:
     words = part.words
     if len(words) < 2 or part.via or part.redirs or part.flags or any(w.dyn for w in words):
         return False
-    if "/" in words[0].raw or part.name in _NO_HELP or part.name in cmdrules.INTERPRETERS:
+    if "/" in words[0].raw or part.name in _NO_HELP or part.name in INTERPRETERS:
         return False
     last = words[-1].text
     return last in ("--help", "--version") or (last == "-h" and len(words) == 2)
@@ -334,7 +338,7 @@ def _dry_run(part: unwrap.Part, toks: list[str]) -> bool:
                for t in words)
 
 
-def summary(answer: dict) -> str:
+def summary(answer: dict[str, Any]) -> str:
     """One line a person reads: what was decided, about which part, by which pattern or rule."""
     tier = answer["tier"]
     head = {1: "allowed", 2: "allowed, with a notice", 3: "needs a human", None: "unlisted"}[tier]
@@ -345,7 +349,7 @@ def summary(answer: dict) -> str:
     return f"{head}: {describe(r)}"
 
 
-def describe(r: dict) -> str:
+def describe(r: dict[str, Any]) -> str:
     via = f" (via {', '.join(r['via'])})" if r.get("via") else ""
     if r.get("reason") == "pattern":
         return f"'{r['part']}'{via} matches '{r['pattern']}' in {r['key']} of {r['source']}"

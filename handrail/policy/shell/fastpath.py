@@ -81,8 +81,8 @@ _PLAIN_OPS = frozenset({"&&", "||", "|", ";"})
 
 # Words (plain, '…', or "…" without expansion), &&, ||, |, ; and plain redirections: what
 # most agent commands are made of, read by one regular expression.
-_SIMPLE_TEXT = re.compile(r"""(?:[ \t]++|&&|\|\||\|&|[|;]|[0-9]*(?:>>|>&|&>|[<>])|(?:[A-Za-z0-9_./:=@%+,^~*?\[\]-]++|'[^']*+'|"[^"\\$`!]*+")++)*+""")
-_SIMPLE_TOKEN = re.compile(r"""[ \t]*+(?:(&&|\|\||\|&|[|;])|([0-9]*)(>>|>&|&>|[<>])|((?:[A-Za-z0-9_./:=@%+,^~*?\[\]-]++|'[^']*+'|"[^"\\$`!]*+")++))""")
+_SIMPLE_TEXT = re.compile(r"""(?:[ \t]++|&&|\|\||\|&|[|;]|[0-9]*(?:>>|>&|&>|[<>])|(?:[A-Za-z0-9_./:=@%+,^~*?\[\]-]++|'[^']*+'|"[^"\\$`!]*+")++)*+""")  # noqa: E501 - one regex, read whole
+_SIMPLE_TOKEN = re.compile(r"""[ \t]*+(?:(&&|\|\||\|&|[|;])|([0-9]*)(>>|>&|&>|[<>])|((?:[A-Za-z0-9_./:=@%+,^~*?\[\]-]++|'[^']*+'|"[^"\\$`!]*+")++))""")  # noqa: E501 - one regex, read whole
 _QUOTED_PART = re.compile(r"'[^']*'|\"[^\"]*\"")
 
 

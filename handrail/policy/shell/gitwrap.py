@@ -77,7 +77,8 @@ def _global_options(flat: Walker, part: Part, words: list[Word], st: State) -> i
         if w.dyn or not t.startswith("-"):
             break
         if t == "-C" and i + 1 < n:
-            cwd = resolve(words[i + 1], cwd, flat.home) if cwd is not None or words[i + 1].text.startswith("/") else None
+            known = cwd is not None or words[i + 1].text.startswith("/")
+            cwd = resolve(words[i + 1], cwd, flat.home) if known else None
             i += 2
         elif t == "-c" and i + 1 < n:
             part.git_config.append(words[i + 1].text)

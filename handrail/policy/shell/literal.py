@@ -68,9 +68,9 @@ def known_redir(r: Redir, st: State) -> Redir:
     target = _known(r.target, st)
     if target is r.target:
         return r
-    from handrail.policy.shell.syntax import Redir as R
+    from handrail.policy.shell import syntax
 
-    out = R(r.op, r.fd, target)
+    out = syntax.Redir(r.op, r.fd, target)
     out.body, out.body_quoted, out.body_subs, out.body_dyn = r.body, r.body_quoted, r.body_subs, r.body_dyn
     return out
 
@@ -138,7 +138,7 @@ def script_word(part: Part) -> Word | None:
         return None
     for w in words[1:]:
         t = w.text
-        if name == "python" and t in ("-m", "-c") or name in ("node", "bun") and t in ("-e", "-p", "--eval"):
+        if (name == "python" and t in ("-m", "-c")) or (name in ("node", "bun") and t in ("-e", "-p", "--eval")):
             return None
         if t.startswith(("-", "+")) and len(t) > 1:
             if name in SHELLS and "c" in t and t[0] == "-" and not t.startswith("--"):

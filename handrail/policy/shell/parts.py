@@ -87,7 +87,8 @@ class Part:
     def text(self) -> str:
         if self.words:
             return " ".join(w.raw for w in self.words)
-        return " ".join([w.raw for _, w in self.assigns] + [r.op + (r.target.raw if r.target else "") for r in self.redirs])
+        return " ".join([w.raw for _, w in self.assigns]
+                        + [r.op + (r.target.raw if r.target else "") for r in self.redirs])
 
     def __repr__(self) -> str:
         return f"Part({self.text!r})"

@@ -153,7 +153,7 @@ def check_copy_out(part: Part, ctx: Ctx) -> list[Finding]:
 
 def _remote(target: str) -> bool:
     head = target.split("/", 1)[0]
-    return ":" in head and not head.endswith(":") or "::" in target or target.startswith("rsync://") or (
+    return (":" in head and not head.endswith(":")) or "::" in target or target.startswith("rsync://") or (
         ":" in head and len(head) > 2)
 
 

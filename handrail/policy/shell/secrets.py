@@ -154,7 +154,7 @@ def _archive_of_secrets(part: Part, ctx: Ctx) -> list[Finding]:
 
     texts = [w.text for w in part.words[1:]]
     name = part.name
-    if name == "tar" and not any(t.startswith("-") and "c" in t or t in ("--create",) or (
+    if name == "tar" and not any((t.startswith("-") and "c" in t) or t in ("--create",) or (
             not t.startswith("-") and "c" in t and i == 0) for i, t in enumerate(texts)):
         return []
     if name in ("cp", "scp") and not any(t in ("-r", "-R", "-a", "--recursive", "--archive") or

@@ -144,7 +144,7 @@ def check_env_dump(part: Part, ctx: Ctx) -> list[Finding]:
         return [(3, "env-dump", f"set {why}")]
     if name in ("export", "declare", "typeset") and (not args or all(a in ("-p", "-x", "-px", "-xp") for a in args)):
         return [(3, "env-dump", f"{name} {' '.join(args)} {why}".replace("  ", " "))]
-    if name == "compgen" and "-v" in args or name == "compgen" and "-e" in args:
+    if (name == "compgen" and "-v" in args) or (name == "compgen" and "-e" in args):
         return [(3, "env-dump", f"compgen {why}")]
     return []
 
@@ -167,7 +167,7 @@ def check_services(part: Part, ctx: Ctx) -> list[Finding]:
     if name in _KERNEL:
         reads = _KERNEL_READS.get(name)
         words = [w.text for w in part.words[1:]]
-        if reads is not None and words and all(w in reads or w.startswith("-") and w in reads for w in words[:1]) \
+        if reads is not None and words and all(w in reads or (w.startswith("-") and w in reads) for w in words[:1]) \
                 and not _kernel_change(name, words):
             return []
         if name == "mount" and not words:
@@ -206,12 +206,12 @@ def check_kill(part: Part, ctx: Ctx) -> list[Finding]:
             if t in ("-s", "-n", "--signal"):
                 i += 2
                 continue
-            if t.startswith("-") and i == 0 and t != "-1" or t in ("-l", "-L", "--list", "--"):
+            if (t.startswith("-") and i == 0 and t != "-1") or t in ("-l", "-L", "--list", "--"):
                 i += 1
                 continue
             pids.append(t)
             i += 1
-        if any(p in ("1", "0", "-1") or p.startswith("-") and p[1:].isdigit() for p in pids):
+        if any(p in ("1", "0", "-1") or (p.startswith("-") and p[1:].isdigit()) for p in pids):
             return [(3, "system", "kill signals init, every process, or a whole process group")]
         return []
     if name in ("killall", "pkill"):
@@ -232,7 +232,7 @@ def check_schedule(part: Part, ctx: Ctx) -> list[Finding]:
     name = part.name
     texts = [w.text for w in part.words[1:]]
     if name == "crontab":
-        if texts and all(t in ("-l", "-u") or not t.startswith("-") and "-l" in texts for t in texts) and \
+        if texts and all(t in ("-l", "-u") or (not t.startswith("-") and "-l" in texts) for t in texts) and \
                 "-l" in texts:
             return []
         return [(3, "schedule", "crontab replaces or removes scheduled jobs, which run later without anyone asking")]
@@ -300,7 +300,7 @@ def check_powershell(part: Part, ctx: Ctx) -> list[Finding]:
 # Builtins that evaluate a variable name as an array subscript, and so run a `$( … )` inside
 # it: `printf -v 'a[$(rm -rf x)]' y`, `test -v …`, `read 'a[…]'`, `(( x ))` where x holds one.
 SUBSCRIPT_EVAL = frozenset({"printf", "test", "[", "[[", "read", "let", "declare", "typeset", "local", "export",
-                            "readonly", "unset", "mapfile", "readarray", "wait", "printf"})
+                            "readonly", "unset", "mapfile", "readarray", "wait"})
 
 
 def check_subscripts(part: Part, ctx: Ctx) -> list[Finding]:

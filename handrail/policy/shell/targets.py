@@ -88,8 +88,8 @@ def _write_targets(part: Part, toks: list[str]) -> tuple[list[Word], list[Word]]
                 written.append(t)
     elif name in ("chmod", "chown", "chgrp"):
         # `chmod -x file`: a mode may look like an option, so only the known options are skipped
-        ops = [w for w in words[1:] if w.dyn or w.text not in _PERM_OPTS and not w.text.startswith(
-            ("--reference=", "--from=")) and not (w.text.startswith("-") and set(w.text[1:]) <= set("RfvchHLP"))]
+        ops = [w for w in words[1:] if w.dyn or (w.text not in _PERM_OPTS and not w.text.startswith(
+            ("--reference=", "--from=")) and not (w.text.startswith("-") and set(w.text[1:]) <= set("RfvchHLP")))]
         ref = any(w.text.startswith("--reference") for w in words)
         written += ops if ref else ops[1:]
     elif name in ("rm", "unlink", "rmdir", "shred", "srm", "trash", "rimraf"):

@@ -126,7 +126,7 @@ class Flat:
             for body in node.bodies:
                 self.lists(body, st.copy(), _join(ctx, f"function {node.name}"), via)
             for p in self.out[start:]:
-                if p.name == node.name.lower() or p.func and p.words and p.words[0].text == node.name:
+                if p.name == node.name.lower() or (p.func and p.words and p.words[0].text == node.name):
                     p.flags.append((FORK_BOMB, f"function '{node.name}' calls itself"))
             return
         inner = st.copy() if node.kind == "subshell" else st
