@@ -26,7 +26,7 @@ HANDLERS: dict[str, Handler] = {
     **dict.fromkeys(wrappers.PLAIN, wrappers.plain),  # `sudo`, `nice`, `nohup`, `runuser`…
     "command": wrappers.command, "env": wrappers.env, "timeout": wrappers.timeout,
     "chrt": wrappers.scheduler, "taskset": wrappers.scheduler, "flock": wrappers.flock, "watch": wrappers.watch,
-    "su": wrappers.su, "parallel": wrappers.parallel, "xargs": wrappers.xargs,
+    "su": wrappers.su, "runuser": wrappers.runuser, "parallel": wrappers.parallel, "xargs": wrappers.xargs,
     **dict.fromkeys(runners.RUNNERS, runners.runner),  # `poetry run`, `bundle exec`, `pnpm exec|dlx`…
     **dict.fromkeys(("npx", "bunx", "pnpx", "uvx"), runners.npx),
     "bun": runners.bun, "uv": runners.uv, "python": runners.python_module,

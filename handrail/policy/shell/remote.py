@@ -27,8 +27,21 @@ _GH_FIELDS = frozenset({"-f", "--raw-field", "-F", "--field", "--input"})
 
 def _local(words: list[Word]) -> bool:
     urls = [w.text for w in words[1:] if "://" in w.text or w.text.startswith(_LOCAL) or w.text.startswith(":")]
-    hosts = [u.split("://", 1)[-1] for u in urls]
-    return bool(hosts) and all(h.startswith(_LOCAL) or h.startswith(":") for h in hosts)
+    hosts = [_host(u) for u in urls]
+    return bool(hosts) and all(_loopback(h) for h in hosts)
+
+
+def _host(url: str) -> str:
+    """The host a URL names: `http://localhost.evil.com:80/x` is `localhost.evil.com`."""
+    rest = url.split("://", 1)[-1].split("/", 1)[0].rsplit("@", 1)[-1]
+    if rest.startswith("["):
+        return rest.split("]", 1)[0] + "]"
+    return rest.split(":", 1)[0]
+
+
+def _loopback(host: str) -> bool:
+    return host in ("", "localhost", "[::1]", "0.0.0.0") or (host.startswith("127.") and
+                                                            host.replace(".", "").isdigit())
 
 
 def _value(words: list[Word], names: frozenset[str]) -> str | None:

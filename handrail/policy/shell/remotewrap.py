@@ -43,22 +43,26 @@ def ssh(flat: Walker, part: Part, name: str, words: list[Word], st: State) -> li
 
 
 def container_exec(flat: Walker, part: Part, name: str, words: list[Word], st: State) -> list[Word] | None:
-    """`docker exec CTR CMD`, `kubectl exec POD -- CMD`."""
+    """`docker exec CTR CMD`, `docker compose exec SERVICE CMD`, `kubectl exec POD -- CMD`."""
+    given = words
+    if name in ("docker", "podman") and sub(words) == "compose" and len(words) > 2 and words[2].text == "exec":
+        # `docker compose exec db dropdb app`: the service's command, as `docker exec` runs one
+        words = words[:1] + words[2:]
     if sub(words) != "exec":
-        return words
+        return given
     if name in ("kubectl", "oc"):
         try:
             end = next(i for i, w in enumerate(words) if w.text == "--") + 1
         except StopIteration:
-            return words
+            return given
     else:
         end = opt_end(words, 2, _CONTAINER) + 1
     if end >= len(words):
-        return words
+        return given
     inner = flat.new_part(part.context, part.via + [f"{name} exec"], part.pipe, part.index, st)
     inner.cwd = None
     flat.unwrap(inner, words[end:], State(None, set(st.funcs)))
-    return words
+    return given
 
 
 def windows_shell(flat: Walker, part: Part, name: str, words: list[Word], st: State) -> list[Word] | None:

@@ -133,6 +133,13 @@ def watch(flat: Walker, part: Part, name: str, words: list[Word], st: State) -> 
     return None
 
 
+def runuser(flat: Walker, part: Part, name: str, words: list[Word], st: State) -> list[Word] | None:
+    """`runuser -u bob -- CMD` runs a command; `runuser -l bob -c CMD` runs shell text, as su does."""
+    if any(w.text in ("-c", "--command") or w.text.startswith("--command=") for w in words[1:]):
+        return su(flat, part, name, words, st)
+    return plain(flat, part, name, words, st)
+
+
 def su(flat: Walker, part: Part, name: str, words: list[Word], st: State) -> list[Word] | None:
     """`su -c CMD`, `su --command=CMD`: the command is shell text."""
     for i, w in enumerate(words):

@@ -8,6 +8,7 @@ from threatkit import Row, category_tests
 
 CATEGORY = "privilege"
 ROWS: list[Row] = [
+    ("runuser -u deploy -c 'rm -rf /srv/app'", 'ask'),
     ("sudo apt-get install -y nginx", "ask"),
     ("sudo rm -rf /var/cache/apt", "ask"),
     ("sudo -i", "ask"),

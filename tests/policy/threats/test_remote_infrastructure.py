@@ -8,6 +8,8 @@ from threatkit import Row, category_tests
 
 CATEGORY = "remote infrastructure"
 ROWS: list[Row] = [
+    ('docker compose exec db dropdb shop', 'ask'),
+    ('docker compose exec web pytest -q', 'runs'),
     ("kubectl delete namespace production", "ask"),
     ("kubectl delete pod --all -n default", "ask"),
     ("kubectl delete deployment api", "ask"),
