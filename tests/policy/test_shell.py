@@ -263,3 +263,16 @@ def test_double_parentheses_are_judged_as_sh_runs_them(command: str) -> None:
 @pytest.mark.parametrize("command", ["((i += 1))", "((count++))", "echo $((1 + 2))"])
 def test_arithmetic_stays_arithmetic(command: str) -> None:
     assert _tier(command)[0] == 1
+
+
+_HOSTILE = st.sampled_from(["cat", "rm -rf", "cp -r", "ln -s a", "grep -r x", "python3", "sh", "psql -f", "tar czf x",
+                            ">", "*", ".env", "a\ud800b", "\ud800*", "x\x00y", "src/\udcff.py", "$(ls)", "|", ";"])
+
+
+@settings(max_examples=300, deadline=None, derandomize=True)
+@given(st.lists(_HOSTILE, min_size=1, max_size=8))
+def test_names_no_file_can_have_are_judged_not_raised(words: list[str]) -> None:
+    # a lone surrogate or a NUL in a path makes every file-system call raise: the rules that look
+    # at the disk (links, globs, scripts, trees) must answer instead
+    tier, _ = _tier(" ".join(words))
+    assert tier in (1, 2, 3, None)

@@ -109,6 +109,8 @@ def _script_file(part: Part, lang: str, ctx: Ctx) -> tuple[str, str] | str | Non
         return None
     except OSError as e:
         return f"{part.name} runs {first.raw}, which handrail cannot read ({e.strerror})"
+    except ValueError:  # a lone surrogate or a NUL: no file has that name
+        return f"{part.name} runs {first.raw}, a name handrail cannot look up"
     if len(data) > SCRIPT_LIMIT:
         return f"{part.name} runs {first.raw}, longer than {SCRIPT_LIMIT // 1024} KiB: more than handrail reads"
     return path, data.decode("utf-8", "replace")
@@ -269,7 +271,7 @@ def _sql_files(part: Part, ctx: Ctx) -> list[str] | str:
         try:
             with open(path, encoding="utf-8", errors="replace") as f:
                 text = f.read(SCRIPT_LIMIT + 1)
-        except OSError:  # missing too: an earlier part of the command line may write it
+        except (OSError, ValueError):  # missing too: an earlier part of the command line may write it
             return f"{part.name} runs SQL from {w.raw}, which handrail cannot read"
         if len(text) > SCRIPT_LIMIT:
             return f"{part.name} runs SQL from {w.raw}, more than handrail reads"

@@ -90,9 +90,11 @@ def _expanded(sources: list[tuple[Word, str]], part: Part, ctx: Ctx) -> list[tup
         pattern = resolve(w, part.cwd, ctx.home)
         if pattern is None:
             continue
-        for hit in itertools.islice(glob.iglob(pattern, include_hidden=True, recursive=True), GLOB_LIMIT):
-            named = Word(hit, f"{w.raw} (names {hit})")
-            out.append((named, how))
+        try:
+            hits = list(itertools.islice(glob.iglob(pattern, include_hidden=True, recursive=True), GLOB_LIMIT))
+        except (OSError, ValueError):  # a pattern no file name can match (a lone surrogate, a NUL)
+            hits = []
+        out += [(Word(hit, f"{w.raw} (names {hit})"), how) for hit in hits]
     return out
 
 
@@ -202,7 +204,7 @@ def _walk(roots: list[str]) -> str | None:
         top = stack.pop()
         try:
             entries = list(os.scandir(top))
-        except OSError:
+        except (OSError, ValueError):
             continue
         for e in entries:
             seen += 1

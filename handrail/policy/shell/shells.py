@@ -139,7 +139,7 @@ def _read_script(script: Word, part: Part, home: str) -> str | None:
     try:
         with open(path, "rb") as f:
             data = f.read(SCRIPT_LIMIT + 1)
-    except OSError:
+    except (OSError, ValueError):  # missing, unreadable, or a name no file can have
         return None
     if len(data) > SCRIPT_LIMIT or b"\0" in data:
         part.flags.append((DYNAMIC, f"{part.name} runs {script.raw}, more than handrail reads"))

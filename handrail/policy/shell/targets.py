@@ -189,7 +189,10 @@ def _on_disk(path: str, ctx: Ctx, *, delete: bool) -> str | None:
     if not in_project(path, ctx) or path == ctx.project:
         return None
     head, tail = os.path.split(path)
-    real = os.path.join(os.path.realpath(head), tail) if delete else os.path.realpath(path)
+    try:
+        real = os.path.join(os.path.realpath(head), tail) if delete else os.path.realpath(path)
+    except ValueError:  # a name no file can have (a lone surrogate, a NUL): nothing on disk to follow
+        return None
     root = os.path.realpath(ctx.project)
     if real == root or real.startswith(root + "/"):
         real = ctx.project + real[len(root):]
