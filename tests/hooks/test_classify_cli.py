@@ -159,6 +159,17 @@ def test_a_shipped_rule_can_be_switched_off_by_name(handrail, tmp_path: Path) ->
     assert r.returncode == 2 and "rules.dynamic: this rule cannot be switched off" in r.stderr
 
 
+def test_switching_off_one_rule_keeps_the_rules_found_by_the_same_scan(handrail, tmp_path: Path) -> None:
+    # agent-markers, code-env and history come from one look at the assignments: each has its own switch
+    relaxed = write_protocol(tmp_path / "relaxed.json", {**CUSTOM, "rules": {"agent-markers": False}})
+    for command, rule in (("LD_PRELOAD=/tmp/x.so ls", "code-env"), ("unset HISTFILE", "history")):
+        answer = last_json(handrail("classify", "--json", "--protocol", str(relaxed), command, cwd=tmp_path).stdout)
+        assert answer["tier"] == 3 and rule in [r.get("rule") for r in answer["reasons"]], answer
+    answer = last_json(handrail("classify", "--json", "--protocol", str(relaxed), "env -u CLAUDECODE ls",
+                                cwd=tmp_path).stdout)
+    assert "agent-markers" not in [r.get("rule") for r in answer["reasons"]], answer
+
+
 def test_reading_a_secret_through_the_shell_asks_like_the_read_tool_refuses(handrail, tmp_path: Path) -> None:
     r = handrail("classify", "--json", "cat .env", cwd=tmp_path)
     assert r.returncode == 1, r.stderr

@@ -102,8 +102,8 @@ def findings(part: Part, toks: list[str], ctx: Ctx) -> list[Finding]:
     name = part.name
     if ctx.enabled("privilege"):
         out += system.check_privilege(part, ctx)
-    if (part.assigns or name in ("unset", "export", "declare", "typeset", "readonly", "local")) and (
-            ctx.enabled("agent-markers")):
+    if part.assigns or name in ("unset", "export", "declare", "typeset", "readonly", "local"):
+        # one scan finds agent-markers, code-env and history findings: each is switched by its own name
         out += [f for f in system.check_markers(part, ctx) if ctx.enabled(f[1])]
     if part.assigns or name in system.SUBSCRIPT_EVAL:
         out += system.check_subscripts(part, ctx)
