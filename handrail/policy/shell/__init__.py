@@ -1,10 +1,12 @@
 """The shell classifier: which tier a shell command is in, what it writes, what it reads.
 
-The only surface hooks, harnesses, permissions and the loop import. Internals:
-`syntax` and `parser` read shell text into simple commands, `unwrap` and `handlers` look
-through wrappers and nested shells, `patterns` matches the protocol's word patterns,
-`effects` is the one table of what each program reads, writes, deletes, runs and sends,
-`rules` turns effects into tier-3 and tier-2 findings, and `engine` decides.
+Internals: `syntax` and `parser` read shell text into simple commands; `unwrap` and
+`handlers` look through wrappers and nested shells; `patterns` matches the protocol's word
+patterns; what each program reads (`sources`), writes and deletes (`targets`), runs
+(`code` and the inline readers), sends (`remote`) and which of its options change that
+(`options`) are tables, one per effect; `rules` turns them into tier-3 and tier-2
+findings, and `engine` decides. Callers use `engine.classify`, `writes.touched_paths` and
+`reads.read_refusal`.
 """
 
 from __future__ import annotations
