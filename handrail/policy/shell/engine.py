@@ -334,6 +334,9 @@ def _dry_run(part: unwrap.Part, toks: list[str]) -> bool:
     sub = next((t for t in words if not t.startswith("-")), "")
     if (part.name, sub) not in DRY_RUNS and (part.name, "") not in DRY_RUNS:
         return False
+    if any(t.startswith(("--no-dry-run", "--no-dryrun", "--dry-run=", "--dryrun=")) and
+           t not in ("--dry-run=client", "--dry-run=server") for t in words):
+        return False  # `--dry-run --no-dry-run`, `--dry-run=false`: the last one said wins
     return any(t in ("--dry-run", "--dry-run=client", "--dry-run=server") or (t == "--dryrun" and part.name == "aws")
                for t in words)
 

@@ -7,6 +7,9 @@ from threatkit import Row, category_tests
 
 CATEGORY = "publishing"
 ROWS: list[Row] = [
+    ("npm publish --dry-run --no-dry-run", "ask"),
+    ("npm publish --dry-run=false", "ask"),
+    ("kubectl apply -f k8s/ --dry-run=none", "ask"),
     ("npm publish", "ask"),
     ("npm publish --access public", "ask"),
     ("npm publish --tag next", "ask"),
