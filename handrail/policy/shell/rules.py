@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import os
 
-from handrail.policy.shell import options, remote, system
+from handrail.policy.shell import escapes, options, remote, system
 from handrail.policy.shell.code import (
     INTERPRETERS,
     check_assigns,
@@ -91,6 +91,14 @@ _register(("docker", "podman", "nerdctl"), "system", _plain(remote.check_contain
 _register(("python", "php"), "network-send", _plain(remote.check_serve))
 _register(("ansible", "ansible-playbook"), "system", _plain(remote.check_ansible))
 _register(("tmux", "screen"), "dynamic", _plain(remote.check_multiplexer))
+_register(("git",), "dynamic", _plain(escapes.check_git_transport))
+_register(("sqlite3",), "dynamic", _plain(escapes.check_sqlite))
+_register(("hash",), "dynamic", _plain(escapes.check_hash))
+_register(("make", "gmake"), "dynamic", _plain(escapes.check_make))
+_register(("node", "bun", "deno", "python", "awk", "gawk", "mawk", "nawk"), "dynamic", _plain(escapes.check_preloads))
+_register(("echo", "printf", *remote.NETWORK, "git", "pip", "npm", "pnpm", "yarn", "uv"), "env-dump",
+          _plain(escapes.check_secret_vars))
+_register(tuple(escapes._SETTERS), "agent-markers", _plain(escapes.check_marker_setters))
 
 
 def findings(part: Part, toks: list[str], ctx: Ctx) -> list[Finding]:

@@ -46,6 +46,8 @@ def check_secret_reads(part: Part, ctx: Ctx) -> list[Finding]:
             rel = w.text.rsplit(SENT, 1)[-1].lstrip("/")
             if "\\" in w.raw:  # PowerShell and cmd spell paths with backslashes: `$env:HOME\.ssh\id_rsa`
                 rel = w.raw.replace("\\", "/").split("/", 1)[-1]
+            elif w.text.startswith("/") and SENT in w.text:
+                rel = w.text.replace(SENT, "x")  # `/proc/$$/environ`: any value of the run-time part
         elif in_project(path, ctx):
             rel = "" if path == ctx.project else path[len(ctx.project) + 1 :]
         else:
@@ -101,7 +103,7 @@ def _expanded(sources: list[tuple[Word, str]], part: Part, ctx: Ctx) -> list[tup
 # Searches that descend into folders: what they print may come from any file below; and
 # archivers and copiers that take a whole folder with them.
 _RECURSIVE_SEARCH = frozenset({"grep", "egrep", "fgrep", "rg", "ag", "ack", "git", "tar", "zip", "7z", "rsync",
-                               "scp", "cp"})
+                               "scp", "cp", "diff"})
 _ARCHIVERS = frozenset({"tar", "zip", "7z", "rsync", "scp", "cp"})
 WALK_LIMIT = 20_000
 _SKIP_DIRS = frozenset({".git", "node_modules", ".venv", "venv", "__pycache__", ".mypy_cache", ".pytest_cache",
@@ -134,7 +136,8 @@ def _recursive_search(part: Part, ctx: Ctx) -> list[Finding]:
 
     start = 2 if name == "git" else 1
     ops = [w for w in part.words[start:] if not w.text.startswith("-")]
-    if not any(t in ("-e", "--regexp", "-f", "--file") or t.startswith(("--regexp=", "--file=")) for t in texts):
+    if name != "diff" and not any(t in ("-e", "--regexp", "-f", "--file") or t.startswith(("--regexp=", "--file="))
+                                  for t in texts):
         ops = ops[1:]  # the first operand is the pattern
     named = [resolve(w, part.cwd, ctx.home) for w in ops]
     roots = [r for r in named if r is not None and os.path.isdir(r)]

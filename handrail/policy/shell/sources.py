@@ -275,7 +275,7 @@ _METADATA_ONLY = frozenset({"ls", "ll", "la", "dir", "stat", "test", "[", "[[", 
                             "pushd", "export", "unset", "local", "declare", "true", "false", "exit", "wait",
                             "find", "fd", "fdfind", "tree", "locate", "sleep", "kill", "git-check-ignore"})
 # git subcommands whose operands are paths of the work tree (read when they are a secret).
-_GIT_READS = frozenset({"show", "cat-file", "grep", "blame", "annotate", "log", "diff", "archive", "bundle",
+_GIT_READS = frozenset({"add", "show", "cat-file", "grep", "blame", "annotate", "log", "diff", "archive", "bundle",
                         "hash-object", "ls-files"})
 
 

@@ -9,6 +9,15 @@ from threatkit import Row, category_tests
 
 CATEGORY = "secrets"
 ROWS: list[Row] = [
+    ('sqlite3 :memory: "select readfile(\'.env\')"', 'ask'),
+    ('sqlite3 :memory: "select name, data from fsdir(\'config\')"', 'ask'),
+    ('cat /proc/$$/environ', 'ask'),
+    ('echo $AWS_SECRET_ACCESS_KEY', 'ask'),
+    ('printf %s "$GITHUB_TOKEN"', 'ask'),
+    ('diff -rN . /tmp/empty', 'ask'),
+    ('git add -f .env', 'ask'),
+    ('diff -r src tests', 'silent'),
+    ("sqlite3 app.db 'select count(*) from users'", 'silent'),
     ("cat .env", "ask"),
     ("cat ./.env", "ask"),
     ("cat src/../.env", "ask"),
