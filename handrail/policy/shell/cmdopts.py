@@ -62,8 +62,11 @@ _CMD_OPTS: dict[str, tuple[str, ...]] = {
     "git clone": ("--upload-pack", "-u"), "git push": ("--receive-pack", "--exec"), "git archive": ("--exec",),
     "git grep": ("-O", "--open-files-in-pager"), "git difftool": ("-x", "--extcmd"),
 }
-_SED_EXEC_SOURCE = (r"(?:^|[;\n{}])\s*(?:[0-9$]+|/(?:[^/\\\n]|\\.)*/)?(?:\s*,\s*(?:[0-9$]+|/(?:[^/\\\n]|\\.)*/))?"
-                       r"\s*!?\s*e(?:\s|;|$)|s(.)(?:(?!\1)[^\\\n]|\\.)*\1(?:(?!\1)[^\\\n]|\\.)*\1[gpiImM0-9w]*e")
+# An address is a line number, a GNU step or offset (`0~1`, `+3`), `$`, or a /regex/ with its
+# I and M flags; `1e`, `0~1e`, `/x/I e` all run what follows.
+_SED_EXEC_SOURCE = (r"(?:^|[;\n{}])\s*(?:[0-9$~+]+|/(?:[^/\\\n]|\\.)*/[IM]*)?"
+                    r"(?:\s*,\s*(?:[0-9$~+]+|/(?:[^/\\\n]|\\.)*/[IM]*))?"
+                    r"\s*!?\s*e(?:\s|;|$)|s(.)(?:(?!\1)[^\\\n]|\\.)*\1(?:(?!\1)[^\\\n]|\\.)*\1[gpiImM0-9w]*e")
 _SED_EXEC: re.Pattern[str] | None = None
 
 

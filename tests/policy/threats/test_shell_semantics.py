@@ -10,6 +10,9 @@ from threatkit import Row, category_tests
 
 CATEGORY = "shell semantics"
 ROWS: list[Row] = [
+    ("sed '0~1e rm -rf src' src/app.py", "ask"),
+    ("sed '/TODO/I e rm -rf src' src/app.py", "ask"),
+    ("sed -n '0~2p' src/app.py", "silent"),
     ("git -c protocol.ext.allow=always ls-remote 'ext::sh -c rm% -rf% src'", 'ask'),
     ("git ls-remote -u 'rm -rf src' .", 'ask'),
     ("git fetch --upload-pack='rm -rf src' .", 'ask'),
