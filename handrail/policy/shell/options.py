@@ -10,6 +10,8 @@ local write (then judged as any write is), tier 3 running code or changing the s
 
 from __future__ import annotations
 
+import re
+
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from handrail.policy.shell.common import Ctx, Finding
@@ -26,6 +28,7 @@ DANGEROUS: dict[str, dict[str, tuple[int, str]]] = {
             "--index-file": _W, "-x": _W, "--extract": _W, "--get": _W, "-c": _W, "--create": _W, "-r": _W,
             "--append": _W, "-u": _W, "--update": _W, "-A": _W, "--catenate": _W, "--delete": _W},
     "unzip": {"-d": _W, "-o": _W},
+    "zip": {"-TT": _X, "--unzip-command": _X},
     "sort": {"-o": _W, "--output": _W, "--compress-program": _X},
     "rg": {"--pre": _X},
     "fd": {"-x": _X, "--exec": _X, "-X": _X, "--exec-batch": _X},
@@ -67,9 +70,9 @@ def check_options(part: Part, ctx: Ctx) -> list[Finding]:
         sub = next((i for i, w in enumerate(words[1:], 1) if not w.text.startswith("-")), None)
         if sub is not None and f"{part.name} {words[sub].text}" in DANGEROUS:
             table, start = DANGEROUS[f"{part.name} {words[sub].text}"], sub + 1
+    out: list[Finding] = _pager_commands(part)
     if not table:
-        return []
-    out: list[Finding] = []
+        return out
     for w in words[start:]:
         t = w.text
         if t == "--":
@@ -80,6 +83,24 @@ def check_options(part: Part, ctx: Ctx) -> list[Finding]:
             rule = "option-effect"
             out.append((tier, rule, f"{part.name} {t.split('=', 1)[0]} {what}"))
     return out
+
+
+# `less +CMD` runs CMD as if typed at start: `!` and `|` run a shell, `s` saves, `v` edits,
+# `:e` opens another file. Only moving about and searching (`+G`, `+42`, `+/text`) are known.
+_PAGER_MOVES = re.compile(r"\+\+?(?:\d*[gG%p]?|F|[/?&][^\n\r]*)")
+PAGERS = frozenset({"less", "more", "most"})
+
+
+def _pager_commands(part: Part) -> list[Finding]:
+    if part.name not in PAGERS:
+        return []
+    for w in part.words[1:]:
+        if w.text == "--":
+            break
+        if w.text.startswith("+") and (w.dyn or not _PAGER_MOVES.fullmatch(w.text)):
+            return [(3, "option-effect", f"{part.name} {w.text[:20]!r} runs pager commands at start, "
+                                         "and they can run a shell or write a file")]
+    return []
 
 
 def _lookup(table: dict[str, tuple[int, str]], t: str, *, prefixes: bool) -> tuple[int, str] | None:

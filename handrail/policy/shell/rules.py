@@ -29,7 +29,7 @@ from handrail.policy.shell.common import (
 from handrail.policy.shell.deletes import check_find, check_rm, check_rsync
 from handrail.policy.shell.gitrules import check_git
 from handrail.policy.shell.secrets import check_secret_reads
-from handrail.policy.shell.targets import _write_targets, check_paths
+from handrail.policy.shell.targets import WRITERS, _write_targets, check_paths
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -51,10 +51,6 @@ def _register(names: frozenset[str] | tuple[str, ...], rule: str,
         _BY_NAME.setdefault(n, []).append((rule, fn))
 
 
-_WRITERS = ("tee", "touch", "truncate", "mkdir", "sudoedit", "chattr", "setfacl", "sed", "perl", "cp", "mv",
-            "install", "ln", "rsync", "scp", "dd", "chmod", "chown", "chgrp", "rm", "unlink", "rmdir", "shred", "srm",
-            "trash", "rimraf", "curl", "wget", "sort", "shuf", "find", "pandoc", "uniq", "git", "gsed", "awk", "gawk",
-            "mawk", "nawk")
 _register(("rm", "rimraf"), "rm-recursive", check_rm)
 _register(("find",), "find-delete", check_find)
 _register(("git",), "", check_git)
@@ -82,7 +78,8 @@ _register(("gh",), "network-send", _plain(remote.check_gh))
 _register(("nc", "ncat", "netcat", "socat", "telnet", "sftp", "ftp", "tftp", "lftp", "ssh"), "network-send",
           _plain(remote.check_socket))
 _register(tuple(remote.NETWORK), "network-send", _plain(remote.check_carried))
-_register(tuple({k.split(" ", 1)[0] for k in options.DANGEROUS}), "option-effect", _plain(options.check_options))
+_register(tuple({k.split(" ", 1)[0] for k in options.DANGEROUS} | options.PAGERS), "option-effect",
+          _plain(options.check_options))
 _register(("scp", "rsync", "sftp"), "network-send", _plain(remote.check_copy_out))
 _register(("rsync",), "rm-recursive", _plain(check_rsync))
 _register((*remote._DB_RESETS, "python", "php", "npx", "bin/rails", "node", "bunx", "pnpm", "yarn"), "db-reset",
@@ -120,7 +117,7 @@ def findings(part: Part, toks: list[str], ctx: Ctx) -> list[Finding]:
             out += fn(part, toks, ctx)
     if name.startswith("mkfs") and ctx.enabled("disk-write"):
         out += check_disk(part, toks, ctx)
-    if part.redirs or name in _WRITERS:
+    if part.redirs or name in WRITERS:
         out += check_paths(part, toks, ctx)
     if (part.words or part.redirs) and ctx.enabled("secret-read"):
         out += check_secret_reads(part, ctx)

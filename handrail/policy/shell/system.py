@@ -32,13 +32,20 @@ _MARKER_PREFIXES = ("CLAUDE_CODE_", "CODEX_", "OPENCODE_", "COPILOT_", "CLINE_",
 CODE_ENV = frozenset({"BASH_ENV", "ENV", "PROMPT_COMMAND", "PS0", "PS4", "LD_PRELOAD", "LD_AUDIT",
                       "DYLD_INSERT_LIBRARIES", "PYTHONSTARTUP", "ZDOTDIR", "SHELLOPTS", "BASHOPTS", "IFS",
                       "GIT_SSH", "GIT_SSH_COMMAND", "GIT_EXTERNAL_DIFF", "GIT_PROXY_COMMAND", "LESSOPEN",
-                      "LESSCLOSE", "MANPAGER", "BROWSER"})
+                      "LESSCLOSE", "MANPAGER", "BROWSER", "LESSKEY", "LESSKEYIN", "LESSKEY_CONTENT",
+                      "RIPGREP_CONFIG_PATH", "GIT_CONFIG_PARAMETERS", "GIT_CONFIG_GLOBAL", "GIT_CONFIG_SYSTEM",
+                      "GIT_CONFIG", "GIT_CONFIG_COUNT", "GIT_EXEC_PATH", "GIT_TEMPLATE_DIR", "GIT_ASKPASS",
+                      "SSH_ASKPASS", "GIT_SEQUENCE_EDITOR"})
 # Option variables that load code only through some of their options.
 _CODE_OPTIONS = {"NODE_OPTIONS": ("-r", "--require", "--import", "--loader", "--experimental-loader", "-e",
                                   "--eval", "-p"),
                  "PERL5OPT": ("-M", "-m", "-I", "-d", "-e"), "RUBYOPT": ("-r", "-I", "-e"),
                  "JAVA_TOOL_OPTIONS": ("-javaagent", "-agentpath", "-agentlib"),
-                 "_JAVA_OPTIONS": ("-javaagent", "-agentpath", "-agentlib")}
+                 "_JAVA_OPTIONS": ("-javaagent", "-agentpath", "-agentlib"),
+                 # pagers take start-up commands (`+!cmd`) and log files from their option variables
+                 "LESS": ("+", "-o", "-O", "--log-file", "--LOG-FILE", "-k", "--lesskey"), "MORE": ("+",),
+                 "TAR_OPTIONS": ("--to-command", "--checkpoint-action", "-I", "--use-compress-program",
+                                 "--info-script", "-F", "--new-volume-script", "--rsh-command", "--rmt-command")}
 # A variable whose name says it holds a credential.
 SECRET_NAME = ("TOKEN", "SECRET", "PASSWORD", "PASSWD", "API_KEY", "APIKEY", "PRIVATE_KEY", "ACCESS_KEY",
                "CREDENTIAL", "AUTH", "SESSION_KEY", "_PAT", "COOKIE")

@@ -100,8 +100,8 @@ def _write_targets(part: Part, toks: list[str]) -> tuple[list[Word], list[Word]]
             if w.text in (flag, "--output", "--output-document") and words[i + 1].text != "-":
                 written.append(words[i + 1])
         written += _option_files(words, _FILE_OPTS[name])
-    elif name in _FILE_OPTS:
-        written += _option_files(words, _FILE_OPTS[name])
+    elif name in _FILE_OPTS or name in _EXTRACTORS:
+        written += _option_files(words, _FILE_OPTS[name]) if name in _FILE_OPTS else _extract_dirs(name, words)
     if name in ("sed", "gsed", "awk", "gawk", "mawk", "nawk"):
         written += _script_files(part)
     if name == "uniq":
@@ -180,6 +180,25 @@ def _option_files(words: list[Word], opts: tuple[str, ...]) -> list[Word]:
 
 
 _COPIERS = frozenset({"cp", "mv", "rsync", "scp", "ln", "install"})
+
+# Archive extractors and the option naming the folder they unpack into (the archive's own
+# names are unknown here, so the folder is what is written: outside the work tree it is a
+# system write).
+_EXTRACTORS = {"tar": ("-C", "--directory"), "bsdtar": ("-C", "--directory"), "gtar": ("-C", "--directory"),
+               "unzip": ("-d",), "7z": ("-o",), "7za": ("-o",)}
+
+
+def _extract_dirs(name: str, words: list[Word]) -> list[Word]:
+    texts = [w.text for w in words[1:]]
+    if name in ("tar", "bsdtar", "gtar"):
+        first = texts[0] if texts else ""
+        extracting = any(t in ("--extract", "--get") or (t.startswith("-") and not t.startswith("--") and "x" in t)
+                         for t in texts) or (bool(first) and not first.startswith("-") and "x" in first)
+    elif name in ("7z", "7za"):
+        extracting = bool(texts) and texts[0] in ("x", "e")
+    else:
+        extracting = True
+    return _option_files(words, _EXTRACTORS[name]) if extracting else []
 
 
 def _on_disk(path: str, ctx: Ctx, *, delete: bool) -> str | None:
@@ -292,3 +311,11 @@ def check_paths(part: Part, toks: list[str], ctx: Ctx) -> list[Finding]:
             elif redirect and ctx.enabled("redirect-write"):
                 out.append((2, "redirect-write", f"writes {shown}"))
     return out
+
+
+# Every program `_write_targets` knows the written or removed operands of: the write rules
+# run for these (and for any part with a redirection).
+WRITERS = frozenset({"tee", "touch", "truncate", "mkdir", "sudoedit", "chattr", "setfacl", "sed", "gsed", "perl",
+                     *_COPIERS, "dd", "chmod", "chown", "chgrp", "rm", "unlink", "rmdir", "shred", "srm", "trash",
+                     "rimraf", "curl", "wget", "uniq", "git", "awk", "gawk", "mawk", "nawk", *_FILE_OPTS,
+                     *_EXTRACTORS})
