@@ -79,7 +79,9 @@ def _strings(row: Hashable) -> Iterator[str]:
 def needles(spec: Spec, row: Hashable) -> tuple[str, ...]:
     """What a command exercising the row would contain: the row's words of two letters or more
     (lower case), or the table's context; () when neither says: then every command is judged."""
-    words = [w.lower() for s in _strings(row) for w in re.findall(r"[A-Za-z0-9_]{2,}", s)]
+    found = [w.lower() for s in _strings(row) for w in re.findall(r"[A-Za-z0-9_]{2,}", s)]
+    # a word of two letters (`os`, `ip`) is inside too many others to narrow anything by itself
+    words = [w for w in found if len(w) > 2] or found
     if spec.nested or not words:
         return tuple(c.lower() for c in spec.context) + tuple(words)
     return tuple(words)
@@ -126,8 +128,8 @@ def _registered(spec: Spec) -> bool:
 
 def _without(t: Table, spec: Spec, row: Hashable) -> Table:
     if spec.nested:
-        key, inner = row  # type: ignore[misc]
-        assert isinstance(t, dict)
+        assert isinstance(t, dict) and isinstance(row, tuple)
+        key, inner = row[0], row[1]
         return {k: ({i: x for i, x in v.items() if i != inner} if k == key else v) for k, v in t.items()}
     if isinstance(t, dict):
         return {k: v for k, v in t.items() if k != row}
@@ -201,11 +203,16 @@ def uncovered(specs: list[Spec], commands: list[str], judge: Judge,
     caches.clear(eng)
     base = {c: verdict(judge, c) for c in commands}
     lowered = [(c, c.lower()) for c in commands]
+    holding: dict[str, set[str]] = {}  # needle -> the commands that contain it
     out: dict[str, list[Hashable]] = {}
     for spec in specs:
         for row in rows(spec):
             keys = needles(spec, row)
-            pool = [c for c, low in lowered if not keys or any(k in low for k in keys)]
+            for k in keys:
+                if k not in holding:
+                    holding[k] = {c for c, low in lowered if k in low}
+            chosen = set().union(*(holding[k] for k in keys)) if keys else set(commands)
+            pool = [c for c in commands if c in chosen]
             with removed(spec, row, caches, eng):
                 hit = any(verdict(judge, c) != base[c] for c in pool)
             if not hit:
