@@ -12,13 +12,14 @@ import json
 import shutil
 import subprocess
 import tempfile
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
+from typing import Any
 
 import pytest
 from helpers import HANDRAIL
-from mutation import Spec, uncovered
+from mutation import Spec, rows, uncovered
 from threatkit import BASE, DECISIONS, Answer, Project, Row, make_project
 
 from handrail.policy import protocol as protocols
@@ -215,7 +216,7 @@ TABLES: list[Spec] = [
     Spec("escapes", "_SETTERS"),
     Spec("parts", "DOWNLOADERS"),
     Spec("parts", "SHELLS"),
-    Spec("rules", "_WRITERS"),
+    Spec("targets", "WRITERS"),
     Spec("cmdopts", "_EXEC_ENV"),
     Spec("cmdopts", "_REDIRECT_ENV"),
     Spec("cmdopts", "_CMD_OPTS"),
@@ -261,13 +262,29 @@ def batch(project: Project, commands: list[str], protocol: Path | None = None) -
     return dict(zip(commands, answers, strict=True))
 
 
-def protocol_without(project: Project, rule: str, where: Path) -> Path:
-    """A copy of the project's protocol with `rule` switched off."""
+def _push_with_a_notice(data: dict[str, Any]) -> None:
+    """The README's loosening for feature branches, at its widest: every `git push` tier 2."""
+    tiers = data["tiers"]
+    three = tiers["tier3_blocking"]
+    three["shell_patterns"] = [p for p in three["shell_patterns"] if not p.startswith("git push")]
+    tiers["tier2_notified"]["shell_patterns"].append("git push *")
+
+
+# Rules whose rows a default pattern decides first: they are there for the protocols that
+# loosen that pattern, so they are judged under such a protocol.
+LOOSENED: dict[str, Callable[[dict[str, Any]], None]] = {"git-force-push": _push_with_a_notice}
+
+
+def protocol_without(project: Project, rule: str, where: Path, *, off: bool = True) -> Path:
+    """A copy of the project's protocol with `rule` switched off (or only loosened as LOOSENED says)."""
     source = protocols.discover(str(project.path))
     assert source is not None
     data = json.loads(Path(source).read_text(encoding="utf-8"))
-    data.setdefault("rules", {})[rule] = False
-    path = where / f"protocol-without-{rule}.json"
+    if rule in LOOSENED:
+        LOOSENED[rule](data)
+    if off:
+        data.setdefault("rules", {})[rule] = False
+    path = where / f"protocol-{'without' if off else 'loosened-for'}-{rule}.json"
     path.write_text(json.dumps(data, indent=2), encoding="utf-8")
     return path
 
@@ -291,7 +308,11 @@ def test_every_switchable_rule_is_needed_by_a_threat_row(project: Project, tmp_p
     def missed(rule: str) -> list[str]:
         if not named[rule]:
             return []
-        answers = batch(project, [c for c, _ in named[rule]], protocol_without(project, rule, tmp_path))
+        commands = [c for c, _ in named[rule]]
+        if rule in LOOSENED:  # the rule alone holds these rows once the pattern is loosened
+            held = batch(project, commands, protocol_without(project, rule, tmp_path, off=False))
+            assert all(met(held[c], e) for c, e in named[rule]), f"{rule}: rows miss under the loosened protocol"
+        answers = batch(project, commands, protocol_without(project, rule, tmp_path))
         return [c for c, e in named[rule] if not met(answers[c], e)]
 
     # each run spends most of its time starting up, not on a processor: eight at once on two cores
@@ -350,10 +371,25 @@ def test_witness_is_answered_as_written(judge: tuple[engine.Engine, Project], co
     assert met(_answer(eng, project, command), expect)
 
 
+# Rows of each table that no threat row or witness needs yet, counted: the count may only
+# fall. A new row without a witness, or a witness lost, raises a count and fails; a witness
+# added lowers one, and the number here is lowered with it.
+KNOWN_UNCOVERED: dict[str, int] = {}
+
+
 def test_every_table_row_changes_an_answer(judge: tuple[engine.Engine, Project]) -> None:
-    """Each row of each data table, taken out, changes the answer on a threat row or a witness."""
+    """Each row of each data table, taken out, changes the answer on a threat row or a witness,
+    except the rows KNOWN_UNCOVERED counts."""
     eng, project = judge
     commands = list(dict.fromkeys([c for c, _ in threat_rows()] + [c for c, _ in MUTANT_WITNESS]))
     missing = uncovered(TABLES, commands, lambda c: _verdict(eng, project, c), eng)
-    lines = [f"{name} ({len(found)}): {', '.join(map(repr, found))}" for name, found in missing.items()]
-    assert not missing, f"{sum(map(len, missing.values()))} table rows no command needs:\n" + "\n".join(lines)
+    counts = {name: len(found) for name, found in missing.items()}
+    total = sum(len(list(rows(spec))) for spec in TABLES)
+    print(f"\ntable rows that change an answer when taken out: {total - sum(counts.values())}/{total}")
+    grown = [f"{name}: {counts.get(name, 0)} rows no command needs, {KNOWN_UNCOVERED.get(name, 0)} known: "
+             + ", ".join(map(repr, missing.get(name, [])))
+             for name in sorted(set(counts) | set(KNOWN_UNCOVERED))
+             if counts.get(name, 0) > KNOWN_UNCOVERED.get(name, 0)]
+    assert not grown, "rows no command needs (add a witness for each new row):\n" + "\n".join(grown)
+    fallen = {name: counts.get(name, 0) for name, known in KNOWN_UNCOVERED.items() if counts.get(name, 0) < known}
+    assert not fallen, f"fewer uncovered rows than KNOWN_UNCOVERED says: lower it to {fallen}"
