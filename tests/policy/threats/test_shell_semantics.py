@@ -16,6 +16,12 @@ ROWS: list[Row] = [
     ("git -c protocol.ext.allow=always ls-remote 'ext::sh -c rm% -rf% src'", 'ask'),
     ("git ls-remote -u 'rm -rf src' .", 'ask'),
     ("git fetch --upload-pack='rm -rf src' .", 'ask'),
+    # A reading program's option that runs a program or writes a file.
+    ("git log -p --ext-diff", "ask"),
+    ("rg --pre ./decode.sh TODO src", "ask"),
+    ("sort -o src/app.py data.csv", "not-silent"),
+    ("git diff --output=src/app.py", "not-silent"),
+    ("git log -p --no-ext-diff", "silent"),
     ('hash -p /bin/rm ls; ls -rf src', 'ask'),
     ("make --eval='$(shell rm -rf src)'", 'ask'),
     ("make 'x=$(shell rm -rf src)'", 'ask'),
