@@ -358,8 +358,15 @@ def attempt(ctx: Ctx) -> int | None:
             if refusal is not None:
                 violations.append(_violation(path, refusal))
     hooks = worktree.hooks_rel(ctx.repo)
-    violations += [_violation(path, worktree.guarded_refusal(path, hooks)) for path in guarded_now]
+    # The protocol's write_paths (the living memory) are open to the agent: a notice, not a violation.
+    write_paths = protocols.load(ctx.project).write_paths(ctx.project)
+    opened = [path for path in guarded_now if scope.write_path_hit(path, write_paths) is not None]
+    violations += [_violation(path, worktree.guarded_refusal(path, hooks)) for path in guarded_now
+                   if path not in opened]
     record_["violations"] = violations
+    if opened:
+        ctx.event("loop_write_path", f"wrote {', '.join(opened)}, open to agents by the protocol's write_paths",
+                  attempt=n, paths=opened)
 
     # 3. diff limits
     gov = contract.governor()
