@@ -7,8 +7,9 @@ Two views, because git shows only part of what an agent can touch:
   renames paired), cumulative over the run, limited to paths the agent itself
   touched: a criterion that writes `__pycache__/` is not the agent leaving its scope;
 - guarded files git does not show (everything under `.handrail/` but its event log,
-  its backups and the loop's own artifacts, the git hooks folder, ignored files a built-in rule forbids such as an ignored
-  `.env`), hashed just before and just after each agent call.
+  its backups and the loop's own artifacts, the git hooks folder, ignored files a
+  built-in rule forbids such as an ignored `.env`), hashed just before and just
+  after each agent call.
 
 Files already dirty at the baseline are recorded with their content ids, so a later
 change to one of them is still seen; their content is copied (up to 1 MiB each) so
