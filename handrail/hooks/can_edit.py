@@ -21,6 +21,7 @@ USAGE = "usage: handrail can-edit [--project P] [--task T] [--file F] [--agent A
 ANSWER_REASONS = ("task_not_found", "invalid_policy", "bad_arguments", "internal_error", "too_slow")
 OPTIONS = {"--project": True, "--task": True, "--file": True, "--agent": True, "--json": False}
 ENVELOPE_REFUSAL = "envelope_supervision"
+EDIT_NOTIFIED = "edit_notified"  # an agent's edit of a protected path the protocol's write_paths open
 
 
 def main(argv: list[str]) -> int:
@@ -65,10 +66,12 @@ def _main(argv: list[str], as_json: bool) -> int:
         return _error("internal_error", f"{type(e).__name__}: {e}", as_json)
     if answer["allowed"]:
         _print(json.dumps(answer) if as_json else explain(answer, project))
+        if "notice" in answer:
+            _record(project, EDIT_NOTIFIED, agent, answer, answer["notice"])
         return EXIT_OK
     text = f"denied: {answer['message']}" if answer["reason"] == ENVELOPE_REFUSAL else explain(answer, project)
     _print(json.dumps(answer) if as_json else text)
-    _record_refusal(project, agent, answer, text)
+    _record(project, "edit_refused", agent, answer, text)
     return EXIT_DENIED
 
 
@@ -81,15 +84,16 @@ def _print(text: str, *, err: bool = False) -> None:
         print(text.encode("ascii", "backslashreplace").decode("ascii"), file=stream)
 
 
-def _record_refusal(project: str, agent: str | None, answer: dict[str, Any], text: str) -> None:
-    """Refusals only, so the allowed hot path never pays for sqlite. Best effort."""
+def _record(project: str, event: str, agent: str | None, answer: dict[str, Any], text: str) -> None:
+    """Refusals and notices only, so the allowed hot path never pays for sqlite. Best effort."""
     try:
         from handrail.records.events import record
 
-        record(project, "edit_refused", agent=agent, task=answer.get("task"), topic=answer["reason"],
-               message=text, payload=answer)
+        task = answer.get("task") or answer.get("primary_task", {}).get("task")
+        topic = "write_path" if event == EDIT_NOTIFIED else answer["reason"]
+        record(project, event, agent=agent, task=task, topic=topic, message=text, payload=answer)
     except Exception as e:  # noqa: BLE001 - recording never changes the answer
-        print(f"handrail: warning: could not record edit_refused: {type(e).__name__}: {e}", file=sys.stderr)
+        print(f"handrail: warning: could not record {event}: {type(e).__name__}: {e}", file=sys.stderr)
 
 
 def _error(reason: str, message: str, as_json: bool) -> int:

@@ -51,6 +51,7 @@ def load_policy(project: str, env: Mapping[str, str]) -> gitrules.GitPolicy:
         tasks=tuple(gitrules.TaskState(t.slug, t.phase) for t in every),
         edit=tuple(edit),
         protected_branches=tuple(proto.protected_branches),
+        write_paths=proto.write_paths(project),
     )
 
 

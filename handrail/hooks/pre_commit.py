@@ -22,7 +22,9 @@ from handrail.errors import EXIT_DENIED, EXIT_OK
 if TYPE_CHECKING:
     import pygit2
 
-ACTION, EVENT = "commit", "commit_refused"
+    from handrail.policy import gitrules
+
+ACTION, EVENT, NOTIFIED = "commit", "commit_refused", "commit_notified"
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -44,16 +46,31 @@ def _run(repo: pygit2.Repository, project: str) -> int:
         return EXIT_OK
     policy = load_policy(project, os.environ)
     problems = []
-    first = gitrules.edit_task_problem(policy)
+    first = gitrules.edit_task_problem(policy, changes=changes.changes)
     if first is not None:
         problems.append(first)
     problems += check_changes(changes, policy)
     problems += envelope_problems(project, policy)
     if not problems:
+        _notify(project, gitrules.write_path_notices(changes.changes, policy), policy)
         return EXIT_OK
     say(gitrules.render(problems, ACTION))
     report(project, EVENT, problems, policy)
     return EXIT_DENIED
+
+
+def _notify(project: str, notices: list[str], policy: gitrules.GitPolicy) -> None:
+    """An agent's commit of paths the protocol's write_paths open: said, and recorded."""
+    if not notices:
+        return
+    from handrail.hooks.gitcheck import say
+    from handrail.records.events import record
+
+    say("\n".join(f"handrail: notice: {line}" for line in notices))
+    agent = policy.agent
+    record(project, NOTIFIED, agent=agent.name if agent else None, task=policy.edit[0].slug if policy.edit else None,
+           topic="write_path", message=notices[0],
+           payload={"notices": notices, "actor": agent.evidence() if agent else "human"})
 
 
 if __name__ == "__main__":

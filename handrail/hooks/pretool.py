@@ -155,9 +155,12 @@ def decide(q: Question, *, harness: str, agent: str | None, can_ask: bool) -> An
     if q.kind == EDIT:
         if not q.paths:
             raise BadPayload(f"{q.tool}: an edit that names no file")
-        refused = _edit_refusal(q.paths, project, cwd, agent, harness, q.tool)
+        notices: list[str] = []
+        refused = _edit_refusal(q.paths, project, cwd, agent, harness, q.tool, notices=notices)
         if refused is not None:
             return refused
+        if notices:
+            return Answer(NOTIFY, f"{PREFIX}notice: {'; '.join(notices)}")
         return Answer(ALLOW, f"{PREFIX}allowed: {_edited(q.paths, project, cwd)} inside the task's scope")
     if q.kind == SHELL:
         return _shell(q, project, cwd, harness=harness, agent=agent, can_ask=can_ask)
@@ -196,9 +199,11 @@ def _reads(q: Question, project: str, cwd: str) -> Answer:
 
 
 def _edit_refusal(paths: list[str], project: str, cwd: str, agent: str | None, harness: str,
-                  tool: str, command: str | None = None) -> Answer | None:
-    """The deny for the first path can-edit refuses (recorded as `edit_refused`), or None."""
-    from handrail.hooks.can_edit import ENVELOPE_REFUSAL
+                  tool: str, command: str | None = None, notices: list[str] | None = None) -> Answer | None:
+    """The deny for the first path can-edit refuses (recorded as `edit_refused`), or None.
+    An allowed path that the protocol's write_paths opened adds its notice to `notices`
+    (recorded as `edit_notified`)."""
+    from handrail.hooks.can_edit import EDIT_NOTIFIED, ENVELOPE_REFUSAL
     from handrail.policy.edits import can_edit, explain
 
     for given in paths:
@@ -208,6 +213,12 @@ def _edit_refusal(paths: list[str], project: str, cwd: str, agent: str | None, h
 
             answer = apply_to_edit(project, agent, answer)
         if answer["allowed"]:
+            if "notice" in answer:
+                if notices is not None:
+                    notices.append(answer["notice"])
+                _record(project, EDIT_NOTIFIED, agent, answer["primary_task"]["task"], "write_path",
+                        answer["notice"], {**answer, "harness": harness, "tool": tool,
+                                           **({"command": command} if command else {})})
             continue
         text = f"denied: {answer['message']}" if answer["reason"] == ENVELOPE_REFUSAL else explain(answer, project)
         if command is not None:

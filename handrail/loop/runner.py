@@ -358,8 +358,15 @@ def attempt(ctx: Ctx) -> int | None:
             if refusal is not None:
                 violations.append(_violation(path, refusal))
     hooks = worktree.hooks_rel(ctx.repo)
-    violations += [_violation(path, worktree.guarded_refusal(path, hooks)) for path in guarded_now]
+    # The protocol's write_paths (the living memory) are open to the agent: a notice, not a violation.
+    write_paths = protocols.load(ctx.project).write_paths(ctx.project)
+    written = [path for path in guarded_now if scope.write_path_hit(path, write_paths) is not None]
+    violations += [_violation(path, worktree.guarded_refusal(path, hooks)) for path in guarded_now
+                   if path not in written]
     record_["violations"] = violations
+    if written:
+        ctx.event("loop_write_path", f"wrote {', '.join(written)}, open to agents by the protocol's write_paths",
+                  attempt=n, paths=written)
 
     # 3. diff limits
     gov = contract.governor()
@@ -394,7 +401,8 @@ def attempt(ctx: Ctx) -> int | None:
         return end_attempt(ctx, record_, open_policy_gate(ctx, f"during attempt #{n}", attempt=record_))
 
     # 4. human gates: one per theme per run
-    changed_paths = {path for change in found for path in change.paths()} | set(guarded_now)
+    # A write path is open by the policy itself: no policy_change.
+    changed_paths = {path for change in found for path in change.paths()} | (set(guarded_now) - set(written))
     opened = []
     for theme, paths in gate_hits(contract, changed_paths).items():
         if any(g["theme"] == theme for g in run["gates"]):

@@ -6,9 +6,10 @@ Two views, because git shows only part of what an agent can touch:
 - the work tree against the commit the run began from (tracked and untracked files,
   renames paired), cumulative over the run, limited to paths the agent itself
   touched: a criterion that writes `__pycache__/` is not the agent leaving its scope;
-- guarded files git does not show (everything under `.handrail/` but its event log
-  and the loop's own artifacts, the git hooks folder, ignored files a built-in rule forbids such as an ignored
-  `.env`), hashed just before and just after each agent call.
+- guarded files git does not show (everything under `.handrail/` but its event log,
+  its backups and the loop's own artifacts, the git hooks folder, ignored files a
+  built-in rule forbids such as an ignored `.env`), hashed just before and just
+  after each agent call.
 
 Files already dirty at the baseline are recorded with their content ids, so a later
 change to one of them is still seen; their content is copied (up to 1 MiB each) so
@@ -31,6 +32,7 @@ from handrail.records import clock
 
 HANDRAIL_PREFIX = ".handrail/"
 RUNTIME_PREFIX = ".handrail/runtime/"
+BACKUPS_PREFIX = ".handrail/backups/"
 COPY_LIMIT = 1 << 20
 DIFF_LIMIT = 16 << 20  # larger files get no patch text; their lines are all counted (the stricter count)
 TREE = "tree"  # "as in the baseline commit": never equal to a content id or None
@@ -135,9 +137,11 @@ def guarded(repo: pygit2.Repository) -> dict[str, str | None]:
 
 def _loop_output(folder: str) -> bool:
     """Folders handrail itself writes while an agent runs or between its calls: the
-    event log, and each task's attempts and check logs (artifacts, not policy)."""
+    event log and memory staging (runtime), the copies of what a write replaced
+    (backups: never read back), and each task's attempts and check logs (artifacts,
+    not policy)."""
     parts = folder.split("/")
-    return folder == RUNTIME_PREFIX.rstrip("/") or (
+    return folder in (RUNTIME_PREFIX.rstrip("/"), BACKUPS_PREFIX.rstrip("/")) or (
         len(parts) == 4 and parts[:2] == [".handrail", "tasks"] and parts[3] in ("attempts", "checks"))
 
 

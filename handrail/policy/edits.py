@@ -11,7 +11,15 @@ import os
 from handrail.errors import HandrailError
 from handrail.policy import contract as contracts
 from handrail.policy import tasks as taskmod
-from handrail.policy.scope import Refusal, builtin_refusal, contract_refusal
+from handrail.policy.scope import (
+    PROTECTED_PATH,
+    Refusal,
+    WritePaths,
+    builtin_refusal,
+    contract_refusal,
+    forbidden_refusal,
+    hard_link_refusal,
+)
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -88,23 +96,55 @@ def can_edit(project: str, *, task: str | None = None, file: str | None = None) 
     rels = resolved
     shown = rels[-1]
     refusal = _first_refusal(rels, builtin_refusal)
+    write_paths = None
+    if refusal is not None and refusal.reason == PROTECTED_PATH:
+        # Only a protected path pays for reading the protocol: its write_paths may open it.
+        write_paths = _write_paths(project)
+        if write_paths is not None:
+            refusal = _first_refusal(rels, lambda rel: builtin_refusal(rel, write_paths=write_paths))
+    if refusal is not None:
+        return _refused(refusal, primary, shown)
+    refusal = hard_link_refusal(shown, _links(os.path.join(os.path.realpath(project), shown)))
     if refusal is not None:
         return _refused(refusal, primary, shown)
     first_refusal: tuple[Refusal, taskmod.Task] | None = None
+    # A path write_paths opened is bound by a contract's forbidden_files, not its allowed_files.
+    by_contract = contract_refusal if write_paths is None else forbidden_refusal
     for t, scope in scopes:
-        refusal = _first_refusal(rels, lambda rel: contract_refusal(rel, scope))  # noqa: B023 - called before the loop moves on
+        refusal = _first_refusal(rels, lambda rel: by_contract(rel, scope))  # noqa: B023 - called before the loop moves on
         if refusal is None:
-            return {
+            answer = {
                 "allowed": True,
                 "reason": "edit_task",
                 "file": shown,
                 "primary_task": t.summary(),
                 "all_edit_tasks": [c.summary() for c in candidates],
             }
+            if write_paths is not None:
+                pattern = write_paths.match(shown) or write_paths.match(rels[0]) or ""
+                answer.update(notice=write_paths.notice(shown, pattern), rule=pattern, source=write_paths.source)
+            return answer
         if first_refusal is None:
             first_refusal = (refusal, t)
     assert first_refusal is not None
     return _refused(first_refusal[0], first_refusal[1], shown)
+
+
+def _write_paths(project: str) -> WritePaths | None:
+    from handrail.policy import protocol as protocols
+
+    return protocols.load(project).write_paths(project)
+
+
+def _links(path: str) -> int:
+    """How many names the file has (1 for a file that does not exist yet, or is no regular file)."""
+    import stat
+
+    try:
+        st = os.stat(path)
+    except (FileNotFoundError, NotADirectoryError):
+        return 1
+    return st.st_nlink if stat.S_ISREG(st.st_mode) else 1
 
 
 def _refused(refusal: Refusal, task: taskmod.Task, file: str) -> dict[str, Any]:
@@ -125,7 +165,8 @@ def explain(answer: dict[str, Any], project: str) -> str:
     if answer["allowed"]:
         t = answer["primary_task"]
         what = f"{answer['file']}" if "file" in answer else "files"
-        return f"allowed: task '{t['task']}' ({t['phase']}) may edit {what}"
+        notice = f" (notice: {answer['notice']})" if "notice" in answer else ""
+        return f"allowed: task '{t['task']}' ({t['phase']}) may edit {what}{notice}"
     if reason == "no_edit_tasks":
         if len(answer["tasks"]) == 1:
             t = answer["tasks"][0]
@@ -136,6 +177,10 @@ def explain(answer: dict[str, Any], project: str) -> str:
     if reason == "out_of_scope":
         return f"denied: {answer['file']} is outside the project {os.path.abspath(project)}; edit files inside it"
     refusal = Refusal(reason, answer["rule"], answer["source"])
+    if reason == "hard_linked":
+        return (f"denied: {answer['file']} has other hard links ({answer['rule']}): an edit through this name "
+                "changes the file under every other name too, where no path rule sees it; a human may edit it, "
+                "or a human replaces it with a file of its own (cp, then mv over it)")
     if reason == "not_in_allowed_files":
         step = f"edit a file inside it, or ask a human to widen allowed_files in {answer['source']}"
     else:

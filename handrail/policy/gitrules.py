@@ -7,7 +7,11 @@ Pre-commit rules, each binding whom the table below says:
 2. `path`        a changed path (both sides of a rename or copy) is default-forbidden
                  or protected (each pattern says whom it binds), forbidden by an edit
                  task's contract, or outside the `allowed_files` of every edit task
-                 whose contract has them;
+                 whose contract has them. Protected paths are handrail's and the
+                 harnesses' own files: a human's change to one is outside every
+                 contract's scope rules, and an agent's change to one the protocol's
+                 `write_paths` open passes with a notice (`write_path_notices`),
+                 bound only by the contracts' `forbidden_files`;
 3. `human_gate`  a changed path falls under a gate theme an edit task's contract
                  requires, and no human approved that gate;
 4. `governor`    the change exceeds `max_changed_files` or `max_diff_lines`;
@@ -102,6 +106,7 @@ class GitPolicy(NamedTuple):
     tasks: tuple[TaskState, ...]                  # every task, for rule 1's message
     edit: tuple[TaskRules, ...]                   # tasks in an edit phase, most recent first
     protected_branches: tuple[str, ...]
+    write_paths: scope.WritePaths | None = None   # the protocol's tiers.tier2_notified.write_paths
 
 
 def display(path: str) -> str:
@@ -124,8 +129,13 @@ def _who(policy: GitPolicy) -> str:
 # --------------------------------------------------------------------------- rule 1
 
 
-def edit_task_problem(policy: GitPolicy, *, pushing: bool = False) -> Problem | None:
+def edit_task_problem(policy: GitPolicy, *, pushing: bool = False,
+                      changes: Iterable[ChangeLike] | None = None) -> Problem | None:
+    """Rule 1. A human's commit of handrail's own files only (what `init` wrote, a
+    task's files, the description) is setting handrail up, and needs no task."""
     if policy.edit or not binds(policy, policy.edit_task_required_for):
+        return None
+    if policy.agent is None and changes is not None and _only_own(changes):
         return None
     phases = ", ".join(EDIT_PHASES)
     source = (f"edits need a task in an edit phase ({phases}); binds {policy.edit_task_required_for} "
@@ -143,6 +153,11 @@ def edit_task_problem(policy: GitPolicy, *, pushing: bool = False) -> Problem | 
     if pushing:
         what += " (this is what catches work committed with --no-verify)"
     return Problem(EDIT_TASK, what, source, fix)
+
+
+def _only_own(changes: Iterable[ChangeLike]) -> bool:
+    paths = [p for c in changes for p in (c.path, c.old_path) if p]
+    return bool(paths) and all(scope.handrail_own(p) for p in paths)
 
 
 # --------------------------------------------------------------------------- rule 2
@@ -209,8 +224,10 @@ def _one_path(path: str, change: ChangeLike, policy: GitPolicy, commit: str | No
     shown = display(path)
     how = {"D": " (deleted)", "R": " (a side of a rename)", "C": " (a side of a copy)"}.get(change.status, "")
     added = change.status == "A" or (change.status in ("R", "C") and path == change.path)
+    opened = False
     if _builtin_any(agent)(path):
-        refusal = scope.builtin_refusal(path, agent=agent)
+        refusal = scope.builtin_refusal(path, agent=agent, write_paths=policy.write_paths if agent else None)
+        opened = agent and refusal is None
         # A human deleting a tracked secret is fixing a leak, not making one.
         human_cleanup = (not agent and change.status == "D" and path == change.path
                          and refusal is not None and refusal.reason == scope.FORBIDDEN_FILE)
@@ -222,7 +239,9 @@ def _one_path(path: str, change: ChangeLike, policy: GitPolicy, commit: str | No
                 fix += " (a human may make this change)"
             return Problem(PATH, f"{shown}{how} {state}: {refusal.why}",
                            f"'{refusal.rule}' from {refusal.source}; binds {whom}", fix, path, commit)
-    bounded = [t for t in policy.edit if t.scope is not None and t.scope.allowed.patterns]
+    if not any(t.scope is not None for t in policy.edit) or (not agent and scope.handrail_own(path)):
+        return None  # no contract scopes handrail's own files for a human
+    bounded = [] if opened else [t for t in policy.edit if t.scope is not None and t.scope.allowed.patterns]
     for t in policy.edit:
         if t.scope is None:
             continue
@@ -241,7 +260,28 @@ def _one_path(path: str, change: ChangeLike, policy: GitPolicy, commit: str | No
     return None
 
 
+def write_path_notices(changes: Iterable[ChangeLike], policy: GitPolicy) -> list[str]:
+    """One line per protected path an agent's commit changes that write_paths open."""
+    if policy.agent is None or policy.write_paths is None:
+        return []
+    out = []
+    for change in changes:
+        for path in dict.fromkeys(p for p in (change.path, change.old_path) if p):
+            pattern = scope.write_path_hit(path, policy.write_paths)
+            if pattern is not None:
+                out.append(policy.write_paths.notice(display(path), pattern))
+    return out
+
+
 # --------------------------------------------------------------------------- rule 3
+
+
+POLICY_CHANGE = "policy_change"
+
+
+def _opened(path: str, policy: GitPolicy) -> bool:
+    """A write path is open to agents by the policy itself: changing it is no policy change."""
+    return scope.write_path_hit(path, policy.write_paths) is not None
 
 
 def gate_problems(changes: Iterable[ChangeLike], policy: GitPolicy) -> list[Problem]:
@@ -254,7 +294,7 @@ def gate_problems(changes: Iterable[ChangeLike], policy: GitPolicy) -> list[Prob
         for path in dict.fromkeys(p for p in (change.path, change.old_path) if p):
             for t in policy.edit:
                 for theme, spec in t.gates:
-                    if theme in t.approved:
+                    if theme in t.approved or (theme == POLICY_CHANGE and _opened(path, policy)):
                         continue
                     hit = spec.match(path)
                     if hit is not None:

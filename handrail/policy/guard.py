@@ -26,6 +26,11 @@ def rules_in_force(project: str) -> dict[str, Any]:
     required_for = proto.data.get("git", {}).get("edit_task_required_for", gitrules.EVERYONE)
     rules = [_rule("forbidden", p, who, scope.BUILTIN_FORBIDDEN, why) for p, who, why in scope.DEFAULT_FORBIDDEN]
     rules += [_rule("protected", p, who, scope.BUILTIN_PROTECTED, why) for p, who, why in scope.PROTECTED]
+    opened = proto.write_paths(project)
+    if opened is not None:
+        rules += [_rule("write_path", p, scope.AGENTS, f"{scope.WRITE_PATHS_KEY} in {opened.source}",
+                        "a protected path agents may write and commit, with a notice")
+                  for p in opened.patterns.patterns]
     every = taskmod.load_all(project)
     editing = taskmod.edit_tasks(every)
     budgets, gates = [], []

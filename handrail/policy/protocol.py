@@ -16,6 +16,8 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
 
+    from handrail.policy.scope import WritePaths
+
 PROTOCOL_PATHS = (
     os.path.join(".handrail", "autonomy-protocol.json"),
     os.path.join(".aioson", "config", "autonomy-protocol.json"),
@@ -95,6 +97,17 @@ class Protocol:
     def protected_branches(self) -> list[str]:
         return list(self.data.get("protected_branches", DEFAULT_PROTECTED_BRANCHES))
 
+    def write_paths(self, project: str | None = None) -> WritePaths | None:
+        """`tiers.tier2_notified.write_paths`, named by the file they come from (relative
+        to `project` when given); None where the protocol lists none."""
+        from handrail.policy.scope import WritePaths
+
+        patterns = self.data.get("tiers", {}).get(TIER2, {}).get("write_paths") or []
+        if not patterns:
+            return None
+        shown = self.source if self.path is None or project is None else os.path.relpath(self.source, project)
+        return WritePaths(list(patterns), shown)
+
     def rule_enabled(self, name: str, default: bool = True) -> bool:
         return bool(self.data.get("rules", {}).get(name, default))
 
@@ -167,6 +180,28 @@ def check(data: object, path: str) -> tuple[list[str], list[str]]:
     return errors, semantic_warnings(data, path)
 
 
+def _write_path_errors(patterns: list[str], where: str) -> list[str]:
+    """A write path opens protected files to agents: it must name files inside the
+    project, and never handrail's policy, tasks, gates or a harness's settings."""
+    from handrail.policy.globs import PatternSet
+    from handrail.policy.scope import NEVER_WRITE_PATHS
+
+    errors = []
+    for i, pattern in enumerate(patterns):
+        if not pattern.strip() or pattern.strip().startswith("#"):
+            errors.append(f"{where}[{i}]: '{pattern}': an empty pattern or a comment opens nothing; remove it")
+        elif ".." in pattern.strip().strip("/").split("/"):
+            errors.append(f"{where}[{i}]: '{pattern}': write paths lie inside the project: no '..'")
+    spec = PatternSet(patterns, ignore_case=True)
+    for rel in NEVER_WRITE_PATHS:
+        hit = spec.match(rel)
+        if hit is not None:
+            errors.append(f"{where}[{patterns.index(hit)}]: '{hit}' would let agents write {rel}, which loosens "
+                          "their own leash; name only folders such as .handrail/context/bootstrap/**")
+            break
+    return errors
+
+
 def semantic_errors(data: dict[str, Any], path: str) -> list[str]:
     errors: list[str] = []
     version = parse_version(data.get("version"))
@@ -178,6 +213,8 @@ def semantic_errors(data: dict[str, Any], path: str) -> list[str]:
     for tier, body in tiers.items():
         if "write_paths" in body and tier != TIER2:
             errors.append(f"{path}: tiers.{tier}.write_paths: only tier2_notified may list write_paths")
+        elif "write_paths" in body:
+            errors += _write_path_errors(body["write_paths"], f"{path}: tiers.{tier}.write_paths")
         if "decision" in body and tier != TIER3:
             errors.append(f"{path}: tiers.{tier}.decision: only tier3_blocking may set a decision")
     seen: dict[str, str] = {}

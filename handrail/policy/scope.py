@@ -4,6 +4,14 @@ Order of the checks, first refusal wins: default-forbidden paths (no contract ca
 lift them), protected paths (the agent may not relax its own guardrails), the task
 contract's `forbidden_files`, then its `allowed_files`. Forbidden and protected
 matching ignores case, so `.ENV` on a case-insensitive file system is still `.env`.
+
+Each rule says whom it binds. Default-forbidden patterns say it per pattern. Protected
+paths bind agents; for a human they are handrail's and the harnesses' own files (what
+`handrail init` writes, a task's `task.json`, contract, gates and memory), which no
+task contract scopes: a human's change to one is never "outside the scope". The
+protocol's `tiers.tier2_notified.write_paths` open protected paths to agents, with a
+notice: never a default-forbidden one, never the contract's `forbidden_files`, and
+never handrail's policy, tasks or gates (the protocol refuses such a pattern).
 """
 
 from __future__ import annotations
@@ -56,6 +64,25 @@ PROTECTED: tuple[tuple[str, str, str], ...] = (
 FORBIDDEN_FILE = "forbidden_file"
 PROTECTED_PATH = "protected_path"
 NOT_IN_ALLOWED = "not_in_allowed_files"
+HARD_LINKED = "hard_linked"
+WRITE_PATH = "write_path"
+WRITE_PATHS_KEY = "tiers.tier2_notified.write_paths"
+
+# Files that loosen the leash wherever they sit: a write path covering one of these
+# would hand the agent its own policy, so the protocol refuses it (protocol.py).
+NEVER_WRITE_PATHS: tuple[str, ...] = (
+    ".handrail/autonomy-protocol.json",
+    ".handrail/generated.json",
+    ".handrail/.gitignore",
+    ".handrail/tasks/t/task.json",
+    ".handrail/tasks/t/harness-contract.json",
+    ".handrail/tasks/t/gates/publish.json",
+    "agents/a/autonomy-envelope.md",
+    ".claude/settings.json",
+    ".codex/hooks.json",
+    "opencode.json",
+    ".pre-commit-config.yaml",
+)
 
 
 class Refusal:
@@ -77,6 +104,7 @@ class Refusal:
             FORBIDDEN_FILE: "is forbidden",
             PROTECTED_PATH: "is protected",
             NOT_IN_ALLOWED: "is not in allowed_files",
+            HARD_LINKED: "has other hard links",
         }[self.reason]
         detail = f" ({self.why})" if self.why else ""
         return f"{path} {what}: rule '{self.rule}' from {self.source}{detail}"
@@ -96,6 +124,23 @@ class ContractScope:
         self.source = source
 
 
+class WritePaths:
+    """The protocol's `write_paths`: protected paths an agent may write, with a notice."""
+
+    __slots__ = ("patterns", "source")
+
+    def __init__(self, patterns: list[str], source: str) -> None:
+        self.patterns = PatternSet(patterns, ignore_case=True)
+        self.source = source
+
+    def match(self, path: str) -> str | None:
+        return self.patterns.match(path)
+
+    def notice(self, path: str, pattern: str) -> str:
+        return (f"{path} is protected, and open to agents by write_paths '{pattern}' "
+                f"({WRITE_PATHS_KEY} in {self.source})")
+
+
 def _builtin(rules: tuple[tuple[str, str, str], ...], binds: frozenset[str]) -> tuple[tuple[PatternSet, str, str], ...]:
     return tuple((PatternSet([p], ignore_case=True), p, why) for p, who, why in rules if who in binds)
 
@@ -113,21 +158,54 @@ def _rules(kind: str, agent: bool) -> tuple[tuple[PatternSet, str, str], ...]:
     return _COMPILED[key]
 
 
-def builtin_refusal(path: str, *, agent: bool = True) -> Refusal | None:
-    """Default-forbidden and protected paths, for whom they bind."""
+def builtin_refusal(path: str, *, agent: bool = True, write_paths: WritePaths | None = None) -> Refusal | None:
+    """Default-forbidden and protected paths, for whom they bind; a protected path that
+    `write_paths` opens is no refusal (the caller gives the notice: `write_path_hit`)."""
     for reason, source in ((FORBIDDEN_FILE, BUILTIN_FORBIDDEN), (PROTECTED_PATH, BUILTIN_PROTECTED)):
         for spec, pattern, why in _rules(reason, agent):
             if spec.match(path):
+                if reason == PROTECTED_PATH and write_paths is not None and write_paths.match(path) is not None:
+                    return None
                 return Refusal(reason, pattern, source, why)
     return None
+
+
+def write_path_hit(path: str, write_paths: WritePaths | None) -> str | None:
+    """The write_paths pattern that opens this protected path to agents, if one does."""
+    if write_paths is None or not any(spec.match(path) for spec, _p, _w in _rules(PROTECTED_PATH, True)):
+        return None
+    return write_paths.match(path)
+
+
+def handrail_own(path: str) -> bool:
+    """A file of handrail's or a harness's own (every protected pattern): no task
+    contract scopes it for a human."""
+    return any(spec.match(path) for spec, _p, _w in _rules(PROTECTED_PATH, True))
+
+
+def hard_link_refusal(path: str, links: int) -> Refusal | None:
+    """An agent's edit through one name of a file with other names changes them all,
+    wherever they are, and no path rule sees those names: refused."""
+    if links <= 1:
+        return None
+    return Refusal(HARD_LINKED, f"st_nlink {links}", "handrail hard-link rule",
+                   f"the file has {links} names: an edit here changes the others too, and no path rule sees "
+                   "them (a link to .handrail/autonomy-protocol.json would rewrite the policy)")
+
+
+def forbidden_refusal(path: str, scope: ContractScope | None) -> Refusal | None:
+    hit = None if scope is None else scope.forbidden.match(path)
+    if scope is None or hit is None:
+        return None
+    return Refusal(FORBIDDEN_FILE, hit, scope.source, "forbidden by the task contract")
 
 
 def contract_refusal(path: str, scope: ContractScope | None) -> Refusal | None:
     if scope is None:
         return None
-    hit = scope.forbidden.match(path)
-    if hit is not None:
-        return Refusal(FORBIDDEN_FILE, hit, scope.source, "forbidden by the task contract")
+    found = forbidden_refusal(path, scope)
+    if found is not None:
+        return found
     # A written list restricts even where none of its patterns can match (an unclosed
     # `[`, a comment, blanks): it then allows nothing, never everything.
     if scope.allowed.patterns and scope.allowed.match(path) is None:
@@ -136,6 +214,18 @@ def contract_refusal(path: str, scope: ContractScope | None) -> Refusal | None:
     return None
 
 
-def path_refusal(path: str, scope: ContractScope | None, *, agent: bool = True) -> Refusal | None:
-    """The first rule that refuses a change to `path` (relative, `/`-separated)."""
-    return builtin_refusal(path, agent=agent) or contract_refusal(path, scope)
+def path_refusal(path: str, scope: ContractScope | None, *, agent: bool = True,
+                 write_paths: WritePaths | None = None) -> Refusal | None:
+    """The first rule that refuses a change to `path` (relative, `/`-separated).
+
+    A protected path is handrail's own file: for a human, no contract scopes it; for
+    an agent, a write path is not limited by `allowed_files` either (the protocol
+    opened it), only by `forbidden_files`."""
+    found = builtin_refusal(path, agent=agent, write_paths=write_paths)
+    if found is not None or scope is None:
+        return found
+    if not agent and handrail_own(path):
+        return None
+    if agent and write_path_hit(path, write_paths) is not None:
+        return forbidden_refusal(path, scope)
+    return contract_refusal(path, scope)
