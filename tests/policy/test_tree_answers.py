@@ -83,3 +83,32 @@ def test_a_plain_folder_of_the_same_name_is_no_stand_in(repo: Path) -> None:
     (repo / "json").mkdir()
     (repo / "json" / "data.txt").write_text("1\n")  # no __init__: the real json is still found first
     assert tier(repo, PURE) == 1
+
+
+# --------------------------------------------------------------------------- packages a runner fetches
+
+
+def test_a_package_the_project_pins_is_judged_by_the_command_alone(repo: Path) -> None:
+    assert tier(repo, "npx prettier --check .") == 3  # nothing pins it: fetched from the registry
+    (repo / "package.json").write_text(json.dumps({"devDependencies": {"prettier": "^3.3.0"}}))
+    assert tier(repo, "npx prettier --check .") == 1
+    assert tier(repo, "pnpm dlx prettier --check .") == 1
+    assert tier(repo, "npx cowsay") == 3
+
+
+def test_a_local_bin_pins_a_program_whatever_its_package(repo: Path) -> None:
+    assert tier(repo, "npx tsc --noEmit") == 3  # `typescript` pinned is not enough: npx would fetch `tsc`
+    (repo / "node_modules" / ".bin").mkdir(parents=True)
+    (repo / "node_modules" / ".bin" / "tsc").write_text("#!/usr/bin/env node\n")
+    assert tier(repo, "npx tsc --noEmit") != 3
+    (repo / "src" / "deeper").mkdir()
+    assert tier(repo, "cd src/deeper && npx tsc --noEmit") != 3  # npx looks in the folders above too
+
+
+def test_a_python_package_pinned_in_pyproject_or_a_lock(repo: Path) -> None:
+    assert tier(repo, "uvx ruff check .") == 3
+    (repo / "pyproject.toml").write_text('[project]\nname = "p"\n[dependency-groups]\ndev = ["ruff>=0.5"]\n')
+    assert tier(repo, "uvx ruff check .") == 1
+    assert tier(repo, "uvx black .") == 3
+    (repo / "uv.lock").write_text('[[package]]\nname = "black"\nversion = "24.1.0"\n')
+    assert tier(repo, "uvx black --check .") != 3

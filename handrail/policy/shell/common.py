@@ -61,6 +61,8 @@ RULES = {
     "system": "services, the kernel, users, the network, signals to init or to every process",
     "schedule": "jobs that run later: crontab, at, batch, schtasks, systemd-run",
     "windows": "PowerShell and cmd deletes and formats: Remove-Item -Recurse -Force, rd /s, del /s, Format-Volume",
+    "package-runner": "npx, npm exec, pnpm/yarn dlx, bunx, uvx, pipx run, nix run of a package the project does "
+                      "not pin: code fetched from a registry that nobody has read",
     "secret-read": "a secret the Read tool refuses (.env*, *.pem, *.key, secrets/) read through the shell: "
                    "cat/head/grep/sed/awk… of it, cp/scp/rsync/tar/zip of it, curl -d @/-F @/-T, source, < file",
 }

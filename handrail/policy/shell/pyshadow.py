@@ -55,6 +55,8 @@ def _modules_in(folder: str) -> set[str] | None:
                 elif entry.is_dir() and (os.path.exists(os.path.join(entry.path, "__init__.py")) or
                                          os.path.exists(os.path.join(entry.path, "__init__.pyc"))):
                     names.add(name)
+    except FileNotFoundError:
+        return names  # no folder, nothing in it to stand in (and nothing runs there)
     except (OSError, ValueError):
         return None
     return names
