@@ -76,6 +76,12 @@ def check_code(part: Part, toks: list[str], ctx: Ctx) -> list[Finding]:
         if dyn:
             return [(3, "dynamic", f"{label} runs code built at run time")]
         out += _judge(part, lang, code, ctx, inline=inline)
+    if not out and lang == "python":
+        from handrail.policy.shell import pyshadow
+
+        why = pyshadow.impurity(part, [c for c, _ in codes], pyshadow.script_path(part, ctx.home))
+        if why is not None:
+            return [(2, "runs-package", why)]
     if not out and not _in_place(part):
         return [(1, "pure-code", f"{label} code only computes and prints (read whole)")]
     return out

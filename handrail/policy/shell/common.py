@@ -38,7 +38,9 @@ RULES = {
     "git-delete-refs": "git push --delete/:branch/--prune, branch -D/-d -f/-f/-M/-C, update-ref -d, "
                        "reflog expire/delete, filter-branch, filter-repo, gc --prune=now, prune",
     "git-safety-net": "switching off git hooks: --no-verify, git commit -n, git -c core.hooksPath=…, "
-                      "git config core.hooksPath, SKIP=…, HUSKY=0, pre-commit uninstall",
+                      "git config core.hooksPath, SKIP=…, HUSKY=0, pre-commit uninstall; weakening the reflog "
+                      "or gc's grace (gc.*, core.logAllRefUpdates), writing configuration git runs (alias.*, "
+                      "core.pager, filter.*…) or that redirects remotes",
     "protected-paths": "writes into protected or default-forbidden paths (.git/, .handrail/, hook and harness "
                        "settings, .env*, keys) through >, >>, tee, sed -i, cp, mv, install, ln, dd, rm, chmod…",
     "system-paths": "writes, deletes and permission changes on system paths, the home folder and its dotfiles",
@@ -59,6 +61,8 @@ RULES = {
     "system": "services, the kernel, users, the network, signals to init or to every process",
     "schedule": "jobs that run later: crontab, at, batch, schtasks, systemd-run",
     "windows": "PowerShell and cmd deletes and formats: Remove-Item -Recurse -Force, rd /s, del /s, Format-Volume",
+    "package-runner": "npx, npm exec, pnpm/yarn dlx, bunx, uvx, pipx run, nix run of a package the project does "
+                      "not pin: code fetched from a registry that nobody has read",
     "secret-read": "a secret the Read tool refuses (.env*, *.pem, *.key, secrets/) read through the shell: "
                    "cat/head/grep/sed/awk… of it, cp/scp/rsync/tar/zip of it, curl -d @/-F @/-T, source, < file",
 }

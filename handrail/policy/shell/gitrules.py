@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from handrail.policy.shell.common import _HOOKS_PATH, Ctx, rx
+from handrail.policy.shell.common import Ctx, rx
+from handrail.policy.shell.gitconfig import check_config, check_run_config
 from handrail.policy.shell.tokens import AFTER_DD, flag_name, is_flag
 
 TYPE_CHECKING = False
@@ -63,11 +64,7 @@ _DANGER_LONG = ("--hard", "--merge", "--force", "--force-with-lease", "--force-i
 
 
 def check_git(part: Part, toks: list[str], ctx: Ctx) -> list[Finding]:
-    out: list[Finding] = []
-    for cfg in part.git_config:
-        key = cfg.split("=", 1)[0].lower()
-        if key == _HOOKS_PATH and ctx.enabled("git-safety-net"):
-            out.append((3, "git-safety-net", "git -c core.hooksPath=… switches off the repository's git hooks"))
+    out = check_run_config(part, ctx)
     if len(toks) < 2:
         return out
     sub = toks[1]
@@ -82,6 +79,8 @@ def check_git(part: Part, toks: list[str], ctx: Ctx) -> list[Finding]:
             out.append((3, "dynamic", f"git -c {cfg.split('=', 1)[0]}=… defines an alias for this run: what it "
                                       "runs is not what the command line says"))
     out += _general(sub, opts, ops, toks, ctx)
+    if sub == "config":
+        out += check_config(part, ctx)
     rule = _BY_SUBCOMMAND.get(sub)
     if rule is not None:
         out += rule(sub, opts, ops, toks, ctx)
@@ -100,22 +99,10 @@ def _general(sub: str, opts: set[str], ops: list[str], toks: list[str], ctx: Ctx
     if sub == "rm" and ("-r" in opts or "-rf" in toks) and "--cached" not in opts and ctx.enabled("git-discard"):
         out.append((3, "git-discard", "git rm -r deletes the folders from the work tree, uncommitted changes with "
                                       "them"))
-    if sub == "config" and opts & {"--global", "--system"} and not opts & {"--get", "--get-all", "-l", "--list",
-                                                                          "--get-regexp"} \
-            and len(ops) >= 2 and ctx.enabled("system-paths"):
-        out.append((3, "system-paths", "git config --global changes the configuration of every repository"))
     if "--no-verify" in opts and ctx.enabled("git-safety-net"):
         out.append((3, "git-safety-net", f"git {sub} --no-verify skips the git hooks"))
     if sub == "commit" and "-n" in opts and ctx.enabled("git-safety-net"):
         out.append((3, "git-safety-net", "git commit -n (--no-verify) skips the git hooks"))
-    if sub == "config" and ctx.enabled("git-safety-net"):
-        keys = [o for o in ops if o.lower() == _HOOKS_PATH]
-        if keys:
-            pos = ops.index(keys[0])
-            writes = len(ops) > pos + 1 or opts & {"--unset", "--unset-all", "--add", "--replace-all"} \
-                or (ops and ops[0] in ("set", "unset"))
-            if writes and not opts & {"--get", "--get-all", "-l"}:
-                out.append((3, "git-safety-net", "git config core.hooksPath switches the git hooks"))
     return out
 
 

@@ -29,7 +29,8 @@ HANDLERS: dict[str, Handler] = {
     "su": wrappers.su, "runuser": wrappers.runuser, "parallel": wrappers.parallel, "xargs": wrappers.xargs,
     **dict.fromkeys(runners.RUNNERS, runners.runner),  # `poetry run`, `bundle exec`, `pnpm exec|dlx`…
     **dict.fromkeys(("npx", "bunx", "pnpx", "uvx"), runners.npx),
-    "bun": runners.bun, "uv": runners.uv, "python": runners.python_module,
+    "bun": runners.bun, "uv": runners.uv, "python": runners.python_module, "npm": runners.npm, "pipx": runners.pipx,
+    **dict.fromkeys(("mise", "rtx", "asdf", "nix", "corepack"), runners.tool_exec),
     "git": gitwrap.git,
     **dict.fromkeys(SHELLS, shells.shell),
     "eval": shells.eval_, "source": shells.source, ".": shells.source, "trap": shells.trap, "alias": shells.alias,

@@ -28,7 +28,6 @@ RUNNERS = {  # `X run CMD`: the subcommand that runs a command, and its value op
     "micromamba": ("run", fs("-n", "--name", "-p", "--prefix", "--cwd")),
     "op": ("run", fs("--env-file")), "doppler": ("run", fs("-p", "--project", "-c", "--config")),
     "dotenvx": ("run", fs("-f", "--env-file")), "pnpm": ("exec", fs()), "yarn": ("exec", fs()),
-    "npm": ("exec", fs("-c", "--call", "--package", "-w", "--workspace")),
 }
 
 
@@ -63,34 +62,115 @@ def uv(flat: Walker, part: Part, name: str, words: list[Word], st: State) -> lis
     return words[end:]
 
 
+_PACKAGE_OPTS = ("-p", "--package", "--from", "--spec")
+_PYTHON_RUNNERS = ("uvx", "uv", "pipx")
+
+
+def _package(text: str) -> str:
+    """`@scope/cowsay@1.2` -> `cowsay` as a program; `ruff==0.5`, `ruff[x]` -> `ruff`."""
+    at = text.find("@", 1)
+    if at > 0:
+        text = text[:at]
+    for sep in ("==", ">=", "<=", "~=", "!=", "[", "<", ">"):
+        text = text.split(sep, 1)[0]
+    return text
+
+
 def npx(flat: Walker, part: Part, name: str, words: list[Word], st: State) -> list[Word] | None:
-    first = 3 if name == "uv" else (2 if name in ("pnpm", "yarn", "bun") else 1)
+    """`npx PKG`, `npm exec|x PKG`, `pnpm|yarn dlx PKG`, `bunx`, `uvx`, `pipx run`: fetch PKG and run it.
+    The command run is judged; a package the project does not pin asks as well."""
+    first = 3 if name == "uv" else (2 if name in ("pnpm", "yarn", "bun", "npm", "pipx") else 1)
     i = first
+    pinned_as: Word | None = None
     while i < len(words):
         t = words[i].text
         if t in ("-c", "--call") and i + 1 < len(words):
             flat.shell_text(part, words[i + 1].text, words[i + 1].dyn, False, f"{name} -c", st, words)
             return None
+        if t.startswith("--call="):
+            flat.shell_text(part, t[7:], words[i].dyn, False, f"{name} -c", st, words)
+            return None
         if t == "--":
             i += 1
             break
         if t.startswith("-") and not words[i].dyn:
-            i += 2 if (t in _NPX or t == "--from") else 1
+            key, eq, value = t.partition("=")
+            if key in _PACKAGE_OPTS:
+                pinned_as = Word(value, value) if eq else (words[i + 1] if i + 1 < len(words) else None)
+            i += 2 if (t in _NPX or t in _PACKAGE_OPTS) else 1
             continue
         break
     rest = words[i:]
     if not rest:
         return words
     pkg = rest[0]
-    text = pkg.text
-    at = text.find("@", 1)
-    if at > 0:
-        text = text[:at]
-    text = text.rsplit("/", 1)[-1]
+    text = _package(pkg.text).rsplit("/", 1)[-1]
     new = Word(text, pkg.raw)
     new.dyn, new.wild = pkg.dyn, pkg.wild
-    part.via.append(name if first == 1 else " ".join(w.text for w in words[:first]))
+    label = name if first == 1 else " ".join(w.text for w in words[:first])
+    part.via.append(label)
+    _judge_pin(part, label, pinned_as or pkg, name in _PYTHON_RUNNERS)
     return [new] + rest[1:]
+
+
+def _judge_pin(part: Part, label: str, pkg: Word, python: bool) -> None:
+    from handrail.policy.shell import pins
+
+    if pkg.dyn:
+        part.flags.append(("package-runner", f"{label} fetches and runs {pkg.raw}, a package only known at run time"))
+        return
+    spec = pkg.text
+    if spec.startswith((".", "/", "~")) or ("/" in spec and not spec.startswith("@")) or spec.startswith(
+            ("file:", "git+", "git:", "github:", "http:", "https:")):
+        why = "a package from a path, a repository or a link"  # not what the registry or the project holds
+        part.flags.append(("package-runner", f"{label} runs {spec}: {why}, code nobody has read"))
+        return
+    name = _package(spec)
+    pinned = pins.python_pinned(name, part.cwd) if python else pins.node_pinned(name, part.cwd)
+    if not pinned:
+        part.flags.append(("package-runner", f"{label} fetches and runs {name}, a package the project does not pin: "
+                                             "code nobody has read"))
+
+
+def npm(flat: Walker, part: Part, name: str, words: list[Word], st: State) -> list[Word] | None:
+    """`npm exec` and `npm x` are npx."""
+    return npx(flat, part, name, words, st) if sub(words) in ("exec", "x") else words
+
+
+def pipx(flat: Walker, part: Part, name: str, words: list[Word], st: State) -> list[Word] | None:
+    return npx(flat, part, name, words, st) if sub(words) == "run" else words
+
+
+def tool_exec(flat: Walker, part: Part, name: str, words: list[Word], st: State) -> list[Word] | None:
+    """`mise exec TOOLS -- CMD`, `asdf exec CMD`, `nix shell PKGS -c CMD`, `corepack pnpm …`: the command runs;
+    `nix run PKG` fetches and runs a package."""
+    s = sub(words)
+    if name == "corepack":
+        if s in ("npm", "npx", "pnpm", "pnpx", "yarn"):
+            part.via.append("corepack")
+            return words[1:]
+        return words
+    if name in ("mise", "rtx") and s in ("exec", "x"):
+        at = next((i for i, w in enumerate(words) if w.text == "--"), -1)
+        if 0 < at < len(words) - 1:
+            part.via.append(f"{name} exec")
+            return words[at + 1 :]
+        return words
+    if name == "asdf" and s == "exec" and len(words) > 2:
+        part.via.append("asdf exec")
+        return words[2:]
+    if name == "nix" and s in ("shell", "develop"):
+        at = next((i for i, w in enumerate(words) if w.text in ("-c", "--command")), -1)
+        if 0 < at < len(words) - 1:
+            part.via.append(f"nix {s}")
+            return words[at + 1 :]
+        return words
+    if name == "nix" and s == "run" and len(words) > 2:
+        target = next((w for w in words[2:] if not w.text.startswith("-")), words[2])
+        if not target.text.startswith((".#", "./", "path:")) or target.dyn:
+            part.flags.append(("package-runner", f"nix run {target.raw} fetches and runs a package the project "
+                                                 "does not hold: code nobody has read"))
+    return words
 
 
 def python_module(flat: Walker, part: Part, name: str, words: list[Word], st: State) -> list[Word] | None:

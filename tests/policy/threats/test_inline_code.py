@@ -89,6 +89,15 @@ ROWS: list[Row] = [
     ("awk 'NR >= 10 && NR <= 20' src/app.py", "silent"),
     ("awk -F, '{sum += $1} END {print sum}' data.csv", "silent"),
     ("jq -r '.scripts | keys[]' package.json", "silent"),
+    # A variable that moves Python's module search or runs a file at start-up: the code is no longer all.
+    ("PYTHONPATH=. python3 -c 'import json; print(json.dumps(1))'", "not-silent"),
+    ("PYTHONPATH=/tmp/mods python3 -c 'import csv'", "not-silent"),
+    ("PYTHONSTARTUP=x.py python3 -c 'print(1)'", "not-silent"),
+    ("PYTHONWARNINGS=ignore::evil.W python3 -c 'print(1)'", "not-silent"),
+    ("env PYTHONHOME=/tmp/py python3 -c 'print(1)'", "not-silent"),
+    ("PYTHONINSPECT=1 python3 -c 'print(1)'", "not-silent"),
+    ("python3 -c 'import json; print(json.dumps({\"a\": 1}))'", "silent"),
+    ("PYTHONDONTWRITEBYTECODE=1 python3 -c 'print(2 ** 10)'", "silent"),
 ]
 
 
