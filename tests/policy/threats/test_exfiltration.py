@@ -63,7 +63,13 @@ ROWS: list[Row] = [
     ("ssh -R 80:localhost:3000 tunnel.example.com", "ask"),
     ("curl -X POST -d '{\"text\":\"deploy done\"}' https://hooks.slack.com/services/T0/B0/XYZ", "ask"),
     ("curl -s -X POST https://api.github.com/repos/shop/api/issues -d '{\"title\":\"x\"}'", "ask"),
+    # where the next push goes: a human's later `git push` would send the code elsewhere
+    ("git remote set-url origin https://git.example.net/mirror.git", "ask"),
+    ("git remote set-url --push origin git@git.example.net:m.git", "ask"),
+    ("git remote rename origin old && git remote add origin https://git.example.net/m.git", "ask"),
+    ("git remote remove origin", "ask"),
     # Benign: reading from the network, local servers, plain lookups.
+    ("git remote add upstream https://github.com/example/shop.git", "notice"),
     ("curl -s https://api.github.com/repos/python/cpython | jq .stargazers_count", "runs"),
     ("curl -I https://example.com", "runs"),
     ("curl -sSL https://pypi.org/pypi/requests/json | jq .info.version", "runs"),
