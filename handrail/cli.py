@@ -512,6 +512,8 @@ def hook() -> None:
 
 _passthrough("pre-commit", "handrail.hooks.pre_commit", "git pre-commit: refuse a commit that breaks the policy.", hook)
 _passthrough("pre-push", "handrail.hooks.pre_push", "git pre-push: refuse a push that breaks the policy.", hook)
+_passthrough("prepare-commit-msg", "handrail.hooks.prepare_commit_msg",
+             "git prepare-commit-msg: an agent's commit gets the Handrail-Agent trailer.", hook)
 for _name, _harness in (("claude", "Claude Code"), ("codex", "Codex CLI"), ("gemini", "Gemini CLI"),
                         ("cursor", "Cursor"), ("copilot", "GitHub Copilot"), ("cline", "Cline"),
                         ("opencode", "OpenCode (its plugin)")):
@@ -621,7 +623,7 @@ def _hooks_folder(project: str) -> tuple[str, str]:
               help="Also when an earlier saved hook is in the way (it goes to .handrail/backups).")
 @project_option
 def install_hooks_cmd(symlink: bool, force: bool, project: str) -> None:
-    """Write git pre-commit, pre-push and post-commit hooks that run handrail (no framework needed)."""
+    """Write git hooks that run handrail (pre-commit, prepare-commit-msg, pre-push, git am's; no framework needed)."""
     from handrail import install_hooks
 
     folder, root = _hooks_folder(project)

@@ -34,6 +34,9 @@ GENERATED = (r"^(\.handrail/autonomy-protocol\.json|\.aioson/config/autonomy-pro
 LOCAL_HOOKS = (
     {"id": "handrail-pre-commit", "name": "handrail (commit)", "entry": "handrail hook pre-commit",
      "language": "system", "stages": ["pre-commit"], "pass_filenames": False, "always_run": True},
+    {"id": "handrail-prepare-commit-msg", "name": "handrail (who made the commit)",
+     "entry": "handrail hook prepare-commit-msg", "language": "system", "stages": ["prepare-commit-msg"],
+     "pass_filenames": True, "always_run": True},
     {"id": "handrail-pre-push", "name": "handrail (push)", "entry": "handrail hook pre-push",
      "language": "system", "stages": ["pre-push"], "pass_filenames": False, "always_run": True},
     {"id": "handrail-policy-check", "name": "handrail policy check", "entry": "handrail policy check",
@@ -173,7 +176,8 @@ def framework_hooks(root: str, hooks: str) -> list[Step]:
         for a in install_hooks.uninstall(hooks):
             steps.append(Step(f"git hook {a.hook}", f"{a.did} (the pre-commit framework runs handrail now)"))
     before = _hook_bytes(hooks)
-    r = subprocess.run([exe, "install", "--hook-type", "pre-commit", "--hook-type", "pre-push"], cwd=root,
+    r = subprocess.run([exe, "install", "--hook-type", "pre-commit", "--hook-type", "prepare-commit-msg",
+                        "--hook-type", "pre-push"], cwd=root,
                        env=no_git_env(), capture_output=True, text=True)
     if r.returncode != 0:
         said = (r.stderr.strip() or r.stdout.strip()).splitlines()

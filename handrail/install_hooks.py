@@ -2,6 +2,9 @@
 
 The hooks go where git looks for them: `core.hooksPath` when set, else `hooks/` in
 the common dir (shared by every linked worktree). pre-commit and pre-push guard;
+prepare-commit-msg writes the `Handrail-Agent` trailer on an agent's commit; `git am`
+meets the same rules through pre-applypatch (the pre-commit check, on the index the
+patch was applied to) and applypatch-msg (the trailer, on the patch's message);
 post-commit only starts living memory's check (`handrail hook post-commit`),
 detached, and can never fail or hold up a commit. The script written there knows the
 absolute path of the handrail that installed it, so a commit from an IDE or a GUI
@@ -26,7 +29,7 @@ from handrail import __version__
 from handrail.errors import HandrailError
 from handrail.fsio import atomic_write
 
-HOOKS = ("pre-commit", "pre-push", "post-commit")
+HOOKS = ("pre-commit", "prepare-commit-msg", "pre-push", "pre-applypatch", "applypatch-msg", "post-commit")
 MARKER = "# handrail-managed git hook"
 SHARED = "handrail-hook"          # the one script that --symlink links both hooks to
 SAVED = ".handrail-saved"         # suffix of a foreign hook handrail moved aside
@@ -54,10 +57,13 @@ if [ "$hook" = post-commit ]; then
   fi
   exit 0
 fi
+verb=$hook
 case "$hook" in
-  pre-commit) what=commit ;;
+  pre-commit|prepare-commit-msg) what=commit ;;
   pre-push) what=push ;;
-  *) echo "handrail: refused: this script runs as pre-commit, pre-push or post-commit, not as '$hook'" >&2; exit 1 ;;
+  pre-applypatch) what=commit; verb=pre-commit ;;            # git am: the patch is in the index
+  applypatch-msg) what=commit; verb=prepare-commit-msg ;;    # git am: the patch's message file
+  *) echo "handrail: refused: this script runs as one of {hooks} or post-commit, not as '$hook'" >&2; exit 1 ;;
 esac
 saved="$here/$hook{saved}"
 if [ "$hook" = pre-push ]; then
@@ -73,13 +79,13 @@ if [ -x "$saved" ]; then
   "$saved" "$@" < "$input" || exit $?
 fi
 if [ -x "$HANDRAIL_BIN" ]; then
-  "$HANDRAIL_BIN" hook "$hook" "$@" < "$input"; exit $?
+  "$HANDRAIL_BIN" hook "$verb" "$@" < "$input"; exit $?
 fi
 if [ -x "$HANDRAIL_PYTHON" ] && "$HANDRAIL_PYTHON" -c 'import handrail' 2>/dev/null; then
-  "$HANDRAIL_PYTHON" -m handrail hook "$hook" "$@" < "$input"; exit $?
+  "$HANDRAIL_PYTHON" -m handrail hook "$verb" "$@" < "$input"; exit $?
 fi
 if command -v handrail >/dev/null 2>&1; then
-  handrail hook "$hook" "$@" < "$input"; exit $?
+  handrail hook "$verb" "$@" < "$input"; exit $?
 fi
 echo "handrail: $what refused: handrail cannot start (not at $HANDRAIL_BIN, not on PATH);" \\
   "reinstall it, then run: handrail install-hooks" >&2
@@ -104,7 +110,7 @@ def handrail_command() -> tuple[str, str]:
 
 def script(bin_path: str, python: str) -> str:
     return SCRIPT.format(marker=MARKER, version=__version__, bin=shlex.quote(bin_path),
-                         python=shlex.quote(python), saved=SAVED)
+                         python=shlex.quote(python), saved=SAVED, hooks=", ".join(HOOKS[:-1]))
 
 
 def is_ours(path: str) -> bool:

@@ -14,6 +14,7 @@ FAST = {
 FAST_HOOKS = {
     "pre-commit": "handrail.hooks.pre_commit",
     "pre-push": "handrail.hooks.pre_push",
+    "prepare-commit-msg": "handrail.hooks.prepare_commit_msg",
     "post-commit": "handrail.hooks.post_commit",
     "session-start": "handrail.hooks.session_start",
     # Pre-tool hooks: each harness runs one before every tool call.

@@ -400,6 +400,55 @@ def local_branches(repo: pygit2.Repository) -> dict[str, str]:
     return refs_under(repo, "refs/heads/")
 
 
+def reflog_newest(repo: pygit2.Repository, name: str) -> tuple[str, str] | None:
+    """(new id, message) of the newest reflog entry of ref `name`; None without one."""
+    ref = repo.references.get(name)
+    if ref is None:
+        return None
+    for entry in ref.log():
+        return str(entry.oid_new), entry.message or ""
+    return None
+
+
+def reflog_oldest_message(repo: pygit2.Repository, name: str = "HEAD") -> str | None:
+    ref = repo.references.get(name)
+    last = None
+    if ref is not None:
+        for entry in ref.log():
+            last = entry.message or ""
+    return last
+
+
+def is_loose_ref(repo: pygit2.Repository, name: str) -> bool:
+    """Whether `name` is stored as its own file (written since the last pack), not only
+    in packed-refs, where `git clone` leaves the refs it wrote."""
+    return os.path.isfile(os.path.join(common_dir(repo), *name.split("/")))
+
+
+def remote_urls(repo: pygit2.Repository, remote: str) -> list[str]:
+    """The URLs a named remote fetches from and pushes to (none for a URL given as the remote)."""
+    out = []
+    for key in ("url", "pushurl"):
+        value = config_value(repo, f"remote.{remote}.{key}")
+        if value:
+            out.append(value)
+            if "://" not in value and ":" not in value.split("/")[0] and not os.path.isabs(value):
+                out.append(os.path.normpath(os.path.join(workdir(repo), value)))
+    return out
+
+
+def commit_people(repo: pygit2.Repository, oid: str) -> tuple[str, str, str]:
+    """(message, `author <email>`, `committer <email>`), decoded so that no byte can fail."""
+    commit = repo[oid].peel(pygit2.Commit)
+
+    def who(sig: pygit2.Signature) -> str:
+        name = sig.raw_name.decode("utf-8", "replace")
+        email = sig.raw_email.decode("utf-8", "replace")
+        return f"{name} <{email}>"
+
+    return commit.raw_message.decode("utf-8", "replace"), who(commit.author), who(commit.committer)
+
+
 def new_commits(repo: pygit2.Repository, tips: Iterable[str], hidden: Iterable[str]) -> Iterator[str]:
     """Commits reachable from `tips` and from none of `hidden`, parents before children."""
     walker = None

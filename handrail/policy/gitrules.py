@@ -17,8 +17,13 @@ Pre-commit rules, each binding whom the table below says:
 4. `governor`    the change exceeds `max_changed_files` or `max_diff_lines`;
 5. `secret`      the new content carries a private key or a well-known token.
 
-Pre-push adds `publish`: an agent's force push, ref deletion or push to a protected
-branch needs a human to approve the task's `publish` gate.
+Pre-push judges each pushed commit by who made it (policy/authorship.py): rules that
+bind agents bind an agent's commit whoever pushes it, and never a human's. It adds
+`publish`, which binds the pusher: an agent's force push, ref deletion, tag push or
+push to a protected branch needs a human to approve the task's `publish` gate, and so
+does a push by anyone that brings an agent's commits onto a protected branch or a tag
+(a release of the agent's work is not made a human's call by unsetting a variable).
+A human's own force push or deletion is the human's call.
 
 Nothing here imports git or click; the hooks hand in paths, counts and bytes.
 """
@@ -50,7 +55,8 @@ RULES: tuple[tuple[str, str, str], ...] = (
     (HUMAN_GATE, EVERYONE, "a path under a gate theme the contract requires waits for a human's approval"),
     (GOVERNOR, EVERYONE, "each commit stays within max_changed_files and max_diff_lines"),
     (SECRET, EVERYONE, "no private key or well-known token in committed content"),
-    (PUBLISH, AGENTS, "a force push, a ref deletion or a push to a protected branch waits for the publish gate"),
+    (PUBLISH, AGENTS, "a force push, a ref deletion, a tag or a push to a protected branch waits for the publish "
+                      "gate; agents' commits onto a protected branch or a tag wait for it whoever pushes"),
 )
 
 
@@ -436,23 +442,38 @@ def protected(ref: str, branches: Sequence[str]) -> str | None:
     return None
 
 
-def publish_problems(update: RefUpdate, policy: GitPolicy) -> list[Problem]:
-    """An agent's deletion, force push or push to a protected branch, without a human's
-    approval of some edit task's `publish` gate."""
-    if policy.agent is None or any("publish" in t.approved for t in policy.edit):
+def is_tag(ref: str) -> bool:
+    return ref.startswith("refs/tags/")
+
+
+def publish_problems(update: RefUpdate, policy: GitPolicy, made_by: Agent | None = None) -> list[Problem]:
+    """What of this ref update waits for a human's approval of some edit task's
+    `publish` gate. `policy.agent` is the pusher (from the environment); `made_by`
+    the agent that made one of the commits this update brings, if any."""
+    if any("publish" in t.approved for t in policy.edit):
         return []
     gate = "needs a human's approval of the task's publish gate"
     what: list[tuple[str, str]] = []
-    if update.local_oid is None:
-        what.append((f"deletes {update.remote_ref}", f"deleting a remote ref {gate}"))
-    else:
-        if update.force:
-            what.append((f"force-pushes {update.remote_ref} (the remote's tip is not an ancestor of the new one)",
-                         f"a force push {gate}"))
-        hit = protected(update.remote_ref, policy.protected_branches)
-        if hit is not None:
-            what.append((f"pushes to the protected branch {branch_name(update.remote_ref)}",
-                         f"protected_branches '{hit}' from {policy.protocol}: a push there {gate}"))
+    name = branch_name(update.remote_ref)
+    hit = protected(update.remote_ref, policy.protected_branches)
+    if policy.agent is not None:
+        if update.local_oid is None:
+            what.append((f"deletes {update.remote_ref}", f"deleting a remote ref {gate}"))
+        else:
+            if update.force:
+                what.append((f"force-pushes {update.remote_ref} (the remote's tip is not an ancestor of the new one)",
+                             f"a force push {gate}"))
+            if hit is not None:
+                what.append((f"pushes to the protected branch {name}",
+                             f"protected_branches '{hit}' from {policy.protocol}: a push there {gate}"))
+            elif is_tag(update.remote_ref):
+                what.append((f"pushes the tag {update.remote_ref} (a tag is a release)", f"a tag push {gate}"))
+    elif made_by is not None and update.local_oid is not None and (hit is not None or is_tag(update.remote_ref)):
+        where = f"the protected branch {name}" if hit is not None else f"the tag {update.remote_ref}"
+        rule = f"protected_branches '{hit}' from {policy.protocol}" if hit is not None else "a tag is a release"
+        what.append((f"brings commits an agent made ({made_by.value}) onto {where}",
+                     f"{rule}: an agent's work lands there once a human approves the task's publish gate, "
+                     f"whoever pushes it"))
     if not what:
         return []
     slug = policy.edit[0].slug if policy.edit else "SLUG"
@@ -461,8 +482,32 @@ def publish_problems(update: RefUpdate, policy: GitPolicy) -> list[Problem]:
             for w, why in what]
 
 
-def render(problems: Sequence[Problem], action: str) -> str:
-    """The whole refusal: a headline, then each problem with its rule and next step."""
+def held_elsewhere(problem: Problem) -> Problem:
+    """The same problem, for a commit another branch or a remote already holds:
+    rewriting it would fork that history, so no rebase is suggested."""
+    if problem.commit is None:
+        return problem
+    c = problem.commit[:7]
+    if problem.rule == SECRET:
+        fix = (f"rotate it now: commit {c} is already on another branch or a remote, so the secret stays in "
+               f"that history; then a human decides whether to rewrite every branch that holds it")
+    else:
+        fix = (f"commit {c} is already on another branch or a remote, so rewriting it would fork that history: "
+               f"a human decides whether this push goes ahead as it is, or its work moves to a new branch "
+               f"that does not carry {c}")
+    return problem._replace(fix=fix)
+
+
+SHOWN = 10
+
+
+def render(problems: Sequence[Problem], action: str, limit: int = SHOWN) -> str:
+    """The whole refusal: a headline, then the first `limit` problems with their rule
+    and next step, then how many more there are (the event log keeps every one)."""
     n = len(problems)
     head = f"handrail: {action} refused: {n} problem{'s' if n != 1 else ''}"
-    return "\n".join([head, *(p.render(i) for i, p in enumerate(problems, 1))])
+    lines = [head, *(p.render(i) for i, p in enumerate(problems[:limit], 1))]
+    if n > limit:
+        lines.append(f"  … and {n - limit} more (every one is in the event log: "
+                     f"handrail events --type {action}_refused --json)")
+    return "\n".join(lines)

@@ -19,13 +19,18 @@ MANIFEST = ROOT / ".pre-commit-hooks.yaml"
 PRE_COMMIT = str(Path(HANDRAIL or "handrail").parent / "pre-commit")
 
 
-def test_manifest_validates_and_declares_the_three_hooks() -> None:
+def test_manifest_validates_and_declares_the_four_hooks() -> None:
     r = subprocess.run([PRE_COMMIT, "validate-manifest", str(MANIFEST)], capture_output=True, text=True)
     assert r.returncode == 0, r.stdout + r.stderr
     hooks = {h["id"]: h for h in yaml.safe_load(MANIFEST.read_text())}
-    assert set(hooks) == {"handrail-pre-commit", "handrail-pre-push", "handrail-policy-check"}
+    assert set(hooks) == {"handrail-pre-commit", "handrail-prepare-commit-msg", "handrail-pre-push",
+                          "handrail-policy-check"}
     for h in hooks.values():
-        assert h["language"] == "python" and h["pass_filenames"] is False and h["minimum_pre_commit_version"]
+        # Only the message hook is given a file: the one git prepares the message in.
+        assert h["pass_filenames"] is (h["id"] == "handrail-prepare-commit-msg")
+        assert h["language"] == "python" and h["minimum_pre_commit_version"]
+    trailer = hooks["handrail-prepare-commit-msg"]
+    assert trailer["stages"] == ["prepare-commit-msg"] and trailer["entry"] == "handrail hook prepare-commit-msg"
     assert hooks["handrail-pre-commit"]["stages"] == ["pre-commit"] and hooks["handrail-pre-commit"]["always_run"]
     assert hooks["handrail-pre-push"]["stages"] == ["pre-push"] and hooks["handrail-pre-push"]["always_run"]
     assert hooks["handrail-policy-check"]["entry"] == "handrail policy check"

@@ -38,7 +38,7 @@ def test_install_writes_both_hooks_into_the_common_dir(repo: Path, handrail, tmp
     p.git("worktree", "add", "-q", "-b", "wt", str(tree))
     r = handrail("install-hooks", cwd=tree)
     assert r.returncode == 0, r.stderr
-    for name in ("pre-commit", "pre-push"):
+    for name in ("pre-commit", "prepare-commit-msg", "pre-push", "pre-applypatch", "applypatch-msg"):
         hook = repo / ".git" / "hooks" / name
         assert MARKER in hook.read_text()
         assert hook.stat().st_mode & stat.S_IXUSR
@@ -141,3 +141,22 @@ def test_when_handrail_cannot_start_the_commit_is_refused(repo: Path, handrail) 
     r = p.commit("a.txt", env={"PATH": IDE_PATH})
     refused(r, "handrail cannot start", "handrail install-hooks")
     assert p.git("rev-parse", "-q", "--verify", "HEAD", check=False).returncode != 0
+
+
+def test_a_foreign_prepare_commit_msg_hook_runs_first_and_the_trailer_follows(repo: Path, handrail) -> None:  # type: ignore[no-untyped-def]
+    p = plain(repo)
+    hooks = repo / ".git" / "hooks"
+    hooks.mkdir(parents=True, exist_ok=True)
+    (hooks / "prepare-commit-msg").write_text('#!/bin/sh\nprintf "\\nTicket: APP-1\\n" >> "$1"\n')
+    (hooks / "prepare-commit-msg").chmod(0o755)
+    assert "prepare-commit-msg: installed (the hook that was there runs first)" in handrail(
+        "install-hooks", cwd=repo).stdout
+    p.task("t")
+    p.write("a.txt")
+    assert p.commit("a.txt", message="agent", env={"CLAUDECODE": "1"}).returncode == 0
+    body = p.git("log", "-1", "--format=%B").stdout
+    assert "Ticket: APP-1" in body and body.rstrip().endswith("Handrail-Agent: claude (CLAUDECODE=1)")
+    p.write("b.txt")
+    assert p.commit("b.txt", message="human").returncode == 0
+    body = p.git("log", "-1", "--format=%B").stdout
+    assert "Ticket: APP-1" in body and "Handrail-Agent" not in body
