@@ -11,7 +11,7 @@ ignores it. A shell glob does not match a leading dot with a wildcard (bash with
 
 from __future__ import annotations
 
-from functools import lru_cache
+from functools import cache, lru_cache
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -48,7 +48,7 @@ def _tokens(comp: str) -> tuple[str, ...]:
 def _meets(a: tuple[str, ...], b: tuple[str, ...]) -> bool:
     """Some string matches both token sequences."""
 
-    @lru_cache(maxsize=None)
+    @cache
     def f(i: int, j: int) -> bool:
         if i == len(a) and j == len(b):
             return True
@@ -78,7 +78,7 @@ def _paths_meet(glob: tuple[tuple[str, ...], ...], pattern: tuple[tuple[str, ...
     spelled out by the glob: `/tmp/*` could name `/tmp/_netrc`, but only a glob that goes into
     a credential's own folder, or names its file, is taken for a read of it."""
 
-    @lru_cache(maxsize=None)
+    @cache
     def f(i: int, j: int, anchored: bool) -> bool:
         if i == len(glob) and j == len(pattern):
             return anchored

@@ -282,12 +282,20 @@ def _find_secret(roots: list[str]) -> str | None:
 
 
 def _walk(roots: list[str]) -> str | None:
+    found = secrets_below(roots, most=1)
+    return None if found is None else (found[0] if found else "")
+
+
+def secrets_below(roots: list[str], most: int = 64) -> list[str] | None:
+    """Up to `most` secret files under the roots, None past WALK_LIMIT entries: a tree too large
+    to look through is not a tree without secrets."""
     import os
 
     from handrail.policy.shell.reads import read_refusal
 
     hint = _secret_hint()
     seen = 0
+    found: list[str] = []
     stack = list(roots)
     while stack:
         top = stack.pop()
@@ -307,8 +315,10 @@ def _walk(roots: list[str]) -> str | None:
                 if e.name not in _SKIP_DIRS:
                     stack.append(e.path)
             elif hint.search(e.path) and read_refusal(e.path) is not None:
-                return e.path
-    return ""
+                found.append(e.path)
+                if len(found) >= most:
+                    return found
+    return found
 
 
 def fed_names(part: Part, ctx: Ctx) -> list[Finding]:

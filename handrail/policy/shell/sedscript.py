@@ -139,21 +139,56 @@ class ScriptFile(Word):
 def script_files(words: list[Word], kind: str, cwd: str | None) -> list[Word]:
     """The files (`kind`: "read" or "write") that the scripts of a sed command line name: `-e`,
     `--expression`, `-f FILE` (read from disk), or the first operand. `--sandbox` refuses them all."""
-    from handrail.policy.shell.sources import _SED, _getopt, _values
-
     if any(w.text == "--sandbox" for w in words[1:]):
         return []
-    ops, opts = _getopt(words, *_SED, attached="i")
-    texts = [v.text for v in _values(opts, ("-e", "--expression"))]
-    for f in _values(opts, ("-f", "--file")):
-        texts += [_script_text(f.text, cwd)] if not f.dyn else []
-    if not texts and not _values(opts, ("-f", "--file")) and ops:
-        texts = [ops[0].text]
+    texts, files, first = _scripts(words)
+    texts += [_script_text(f.text, cwd) for f in files if not f.dyn]
+    if not texts and not files and first is not None:
+        texts = [first.text]
     out: list[Word] = []
     for text in texts:
         reads, writes = sed_files(text)
         out += [ScriptFile(t, t) for t in (reads if kind == "read" else writes)]
     return out
+
+
+def _scripts(words: list[Word]) -> tuple[list[str], list[Word], Word | None]:
+    """(`-e` scripts, `-f` files, the first operand) as sed's option parser reads them: `-n`, `-E`, `-s`,
+    `-z`, `-u` alone or bundled (`-ne 'r x'`), `-i` with its suffix in the same word, `-l N`."""
+    texts: list[str] = []
+    files: list[Word] = []
+    i, n = 1, len(words)
+    while i < n:
+        t = words[i].text
+        if t == "--":
+            return texts, files, words[i + 1] if i + 1 < n else None
+        if t.startswith("--"):
+            name, eq, val = t.partition("=")
+            if name in ("--expression", "--file", "--line-length") and not eq and i + 1 < n:
+                i += 1
+                val = words[i].text
+            if name == "--expression":
+                texts.append(val)
+            elif name == "--file":
+                files.append(words[i] if not eq else Word(val, val))
+        elif t.startswith("-") and len(t) > 1:
+            for j, c in enumerate(t[1:], 1):
+                if c == "i":
+                    break  # its suffix is the rest of the word
+                if c in "efl":
+                    val = t[j + 1 :]
+                    if not val and i + 1 < n:
+                        i += 1
+                        val = words[i].text
+                    if c == "e":
+                        texts.append(val)
+                    elif c == "f":
+                        files.append(words[i] if not t[j + 1 :] else Word(val, val))
+                    break
+        else:
+            return texts, files, words[i]
+        i += 1
+    return texts, files, None
 
 
 def _script_text(path: str, cwd: str | None) -> str:
