@@ -175,7 +175,7 @@ ROWS = [
     ("import os; os.makedirs('build/out', exist_ok=True)", "write", (), ("build/out",)),
     ("import os; os.mkdir('d')", "write", (), ("d",)),
     ("import os; os.chmod('run.sh', 0o755)", "write", (), ("run.sh",)),
-    ("import os; os.symlink('a', 'link')", "write", (), ("link",)),
+    ("import os; os.symlink('a', 'link')", "read write", ("a",), ("link",)),  # a link is a second name to read by
     ("import os; os.link('a', 'b')", "read write", ("a",), ("b",)),
     ("import os; os.truncate('f', 0)", "write", (), ("f",)),
     ("import os; os.open('f', os.O_WRONLY | os.O_CREAT)", "write", (), ("f",)),
@@ -195,8 +195,8 @@ ROWS = [
     ("from pathlib import Path; Path('a').touch()", "write", (), ("a",)),
     ("from pathlib import Path; Path('d').mkdir(parents=True)", "write", (), ("d",)),
     ("from pathlib import Path; Path('a').chmod(0o600)", "write", (), ("a",)),
-    ("from pathlib import Path; Path('l').symlink_to('t')", "write", (), ("l",)),
-    ("from pathlib import Path; Path('l').hardlink_to('t')", "write", (), ("l",)),
+    ("from pathlib import Path; Path('l').symlink_to('t')", "read write", ("t",), ("l",)),
+    ("from pathlib import Path; Path('l').hardlink_to('t')", "read write", ("t",), ("l",)),
     ("from pathlib import Path; Path('a').link_to('t')", "write", (), ("t",)),
     ("from pathlib import Path; Path('a').unlink()", "delete", (), ("a",)),
     ("from pathlib import Path; Path('d').rmdir()", "delete", (), ("d",)),
@@ -470,7 +470,7 @@ os.listdir=read os.scandir=read os.walk=read os.fwalk=read os.stat=read os.lstat
 os.readlink=read os.statvfs=read os.getxattr=read os.listxattr=read os.pathconf=read
 os.mkdir=write os.makedirs=write os.chmod=write os.lchmod=write os.chown=write os.lchown=write
 os.chflags=write os.lchflags=write os.utime=write os.truncate=write os.mkfifo=write os.mknod=write
-os.setxattr=write os.removexattr=write os.link=read,write os.symlink=write
+os.setxattr=write os.removexattr=write os.link=read,write os.symlink=read,write
 os.remove=delete os.unlink=delete os.rmdir=delete os.removedirs=delete
 os.rename=delete,write os.renames=delete,write os.replace=delete,write
 os.write=write os.writev=write os.pwrite=write os.pwritev=write os.sendfile=write os.ftruncate=write
@@ -607,7 +607,7 @@ def test_importing_a_module_that_acts(mod: str, expected: set[str]) -> None:
 
 PATH_METHODS = """
 unlink=delete rmdir=delete write_text=write write_bytes=write touch=write mkdir=write chmod=write
-lchmod=write symlink_to=write hardlink_to=write link_to=write rename=delete,write replace=delete,write
+lchmod=write symlink_to=read,write hardlink_to=read,write link_to=write rename=delete,write replace=delete,write
 open=read read_text=read read_bytes=read iterdir=read glob=read rglob=read walk=read exists=read
 is_file=read is_dir=read is_symlink=read is_mount=read stat=read lstat=read owner=read group=read
 readlink=read samefile=read as_posix= is_absolute=

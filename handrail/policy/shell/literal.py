@@ -47,11 +47,75 @@ def _known(w: Word, st: State) -> Word:
     if not w.dyn:
         return w
     name = _var_name(w)
-    if name is None or name not in st.vars:
+    value = st.vars.get(name) if name is not None else substituted(w.raw, st.vars)
+    if value is None:
         return w
-    out = Word(st.vars[name], w.raw)
+    out = Word(value, w.raw)
     out.quoted = w.quoted
     return out
+
+
+_NAME_CHARS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_")
+
+
+def substituted(raw: str, values: dict[str, str]) -> str | None:
+    """The text of the raw word `raw` once its `$name` and `${name}` expansions take their known
+    values (`f=.e; cat ${f}nv` reads `.env`); None when any part of it is only known at run time:
+    another expansion, a substitution, a glob or an unknown variable."""
+    out: list[str] = []
+    i, n, quoted = 0, len(raw), False
+    while i < n:
+        c = raw[i]
+        if c == "'" and not quoted:
+            j = raw.find("'", i + 1)
+            if j < 0:
+                return None
+            out.append(raw[i + 1 : j])
+            i = j + 1
+        elif c == '"':
+            quoted = not quoted
+            i += 1
+        elif c == "\\":
+            nxt = raw[i + 1 : i + 2]
+            out.append(nxt if not quoted or nxt in '$`"\\' else c + nxt)
+            i += 2
+        elif c == "$":
+            j = i + 1
+            if raw[j : j + 1] == "{":
+                k = raw.find("}", j)
+                name = raw[j + 1 : k] if k > 0 else ""
+                i = k + 1
+            else:
+                k = j
+                while k < n and raw[k] in _NAME_CHARS:
+                    k += 1
+                name = raw[j:k]
+                i = k
+            if not name or name[0].isdigit() or not set(name) <= _NAME_CHARS or name not in values:
+                return None  # `${f:-x}`, `$(…)`, `$1`, `$'…'`, a variable with no known value
+            out.append(values[name])
+        elif c == "`" or (not quoted and (c in "*?[" or (c == "~" and i == 0))):
+            return None
+        else:
+            out.append(c)
+            i += 1
+    return None if quoted else "".join(out)
+
+
+def assigned(w: Word, st: State) -> str | None:
+    """The value `name=value` or `name+=value` gives its variable, when it is known."""
+    head, _, value = w.raw.partition("=")
+    if not w.dyn:
+        value = w.text.split("=", 1)[1]
+    else:
+        known = substituted(value, st.vars)
+        if known is None:
+            return None
+        value = known
+    if head.endswith("+"):
+        old = st.vars.get(head[:-1])
+        return None if old is None else old + value
+    return value
 
 
 def known_split(w: Word, st: State) -> list[Word]:

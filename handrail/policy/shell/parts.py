@@ -50,6 +50,7 @@ class Part:
         "cwd",
         "extra",
         "feed",
+        "feeder",
         "flags",
         "func",
         "git_config",
@@ -77,6 +78,7 @@ class Part:
         self.feed: str | None = None  # pipe, download, heredoc, herestring, file
         self.stdin_text: str | None = None
         self.extra = False  # run with arguments only known at run time (xargs, find -exec)
+        self.feeder: Part | None = None  # the command whose output xargs or parallel turns into arguments
         self.git_config: list[str] = []
         self.flags: list[tuple[str, str]] = []
         self.func = False

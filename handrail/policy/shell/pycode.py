@@ -347,6 +347,9 @@ class _Py(_Values):
                 self.read_any = self.read_any or "read" in self.effects
         elif what == "write" and name == "link_to":
             self.path("write", self.literal(call.args[0]) if call.args else None, why)
+        elif what == "write" and name in ("symlink_to", "hardlink_to") and call.args:
+            self.path("write", lit, why)
+            self.path("read", self.literal(call.args[0]), why)  # a link to a secret is a way to read it
         elif what:
             self.path(what, lit, why)
 

@@ -62,7 +62,7 @@ _OS_RULES.update({
     "mkdir": "write:0", "makedirs": "write:0", "chmod": "write:0", "lchmod": "write:0", "chown": "write:0",
     "lchown": "write:0", "chflags": "write:0", "lchflags": "write:0", "utime": "write:0",
     "truncate": "write:0", "mkfifo": "write:0", "mknod": "write:0", "setxattr": "write:0",
-    "removexattr": "write:0", "link": "read:0 write:1", "symlink": "write:1",
+    "removexattr": "write:0", "link": "read:0 write:1", "symlink": "read:0 write:1",
     "remove": "delete:0", "unlink": "delete:0", "rmdir": "delete:0", "removedirs": "delete:0",
     "rename": "delete:0 write:1", "renames": "delete:0 write:1", "replace": "delete:0 write:1",
     # on descriptors: the file behind them was opened elsewhere, but not always by open()

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import os
 
-from handrail.policy.shell import escapes, options, remote, system
+from handrail.policy.shell import envreads, escapes, gitstash, options, remote, system
 from handrail.policy.shell.code import (
     INTERPRETERS,
     check_assigns,
@@ -89,6 +89,8 @@ _register(("python", "php"), "network-send", _plain(remote.check_serve))
 _register(("ansible", "ansible-playbook"), "system", _plain(remote.check_ansible))
 _register(("tmux", "screen"), "dynamic", _plain(remote.check_multiplexer))
 _register(("git",), "dynamic", _plain(escapes.check_git_transport))
+_register(("git",), "secret-read", _plain(gitstash.check_stash))
+_register(INTERPRETERS, "env-dump", _plain(envreads.check_env_reads))
 _register(("sqlite3",), "dynamic", _plain(escapes.check_sqlite))
 _register(("hash",), "dynamic", _plain(escapes.check_hash))
 _register(("make", "gmake"), "dynamic", _plain(escapes.check_make))

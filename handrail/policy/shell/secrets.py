@@ -7,7 +7,7 @@ import re
 
 from handrail.policy.shell.common import Ctx, in_project
 from handrail.policy.shell.parts import resolve
-from handrail.policy.shell.sources import _READ_ALL, secret_sources
+from handrail.policy.shell.sources import _GREPS, _READ_ALL, secret_sources
 from handrail.policy.shell.syntax import SENT, Word
 
 TYPE_CHECKING = False
@@ -18,6 +18,12 @@ if TYPE_CHECKING:
 
 
 # --------------------------------------------------------------------------- secrets read through the shell
+
+# Programs that print what the files they are given hold: a file named only at run time is
+# judged by the name it could have.
+_PRINTERS = frozenset({*_READ_ALL, *_GREPS, "sed", "gsed", "awk", "gawk", "mawk", "nawk", "xxd", "sort", "uniq",
+                       "cut", "paste", "rev", "jq", "yq", "zcat", "gzip", "diff", "cmp", "comm", "wc", "fold", "fmt",
+                       "pr", "expand", "column", "split", "csplit", "iconv", "dd", "openssl", "gpg", "perl"})
 
 _SECRET_HINT: list[re.Pattern[str]] = []
 
@@ -40,7 +46,13 @@ def check_secret_reads(part: Part, ctx: Ctx) -> list[Finding]:
     out: list[Finding] = []
     seen: set[str] = set()
     hint = _secret_hint()
-    for w, how in _expanded(secret_sources(part), part, ctx):
+    sources = secret_sources(part) + _linked(part)
+    if part.name in ("sed", "gsed"):
+        from handrail.policy.shell.sedscript import script_files
+
+        sources += [(w, "reads") for w in script_files(part.words, "read", part.cwd)]  # `sed 'r .env'`
+    printer = part.name in _PRINTERS
+    for w, how in _expanded(sources, part, ctx, out):
         path = resolve(w, part.cwd, ctx.home)
         if path is None:  # `$DIR/.env`: what follows the run-time part is still known
             rel = w.text.rsplit(SENT, 1)[-1].lstrip("/")
@@ -48,24 +60,21 @@ def check_secret_reads(part: Part, ctx: Ctx) -> list[Finding]:
                 rel = w.raw.replace("\\", "/").split("/", 1)[-1]
             elif w.text.startswith("/") and SENT in w.text:
                 rel = w.text.replace(SENT, "x")  # `/proc/$$/environ`: any value of the run-time part
-        elif in_project(path, ctx):
-            rel = "" if path == ctx.project else path[len(ctx.project) + 1 :]
+            if printer or how.startswith("reads through"):
+                out += _unknown_name(part, w, how)
         else:
-            rel = path  # reads.py matches at any depth: `/home/me/app/.env` too
+            rel = _relative(path, ctx)
+            real = _real(path)
+            if real is not None and real not in seen:
+                # `cat link` where link -> .env: the link is read through to what it names
+                seen.add(real)
+                out += _refused(part, Word(_relative(real, ctx), f"{w.raw} (a link to {real})"), how)
         if not rel or rel in seen or not (hint.search(rel) or w.glob):
             continue
         seen.add(rel)
-        from handrail.policy.shell.reads import read_refusal
-
-        # a folder counts when what it holds is a secret (`cp -r secrets /tmp`, `grep -r X secrets`)
-        refusal = read_refusal(rel) or read_refusal(rel.rstrip("/") + "/x")
-        if refusal is not None:
-            shown = w.raw if w.raw.endswith(rel) else f"{w.raw} ({rel})"
-            verb, _, through = how.partition(" through ")
-            shown += f" through {through}" if through else ""
-            out.append((3, "secret-read", f"{part.name or 'the shell'} {verb} {shown}, which matches '{refusal.rule}' "
-                                          f"({refusal.source}: {refusal.why}): a secret the Read tool may not "
-                                          "open either"))
+        out += _refused(part, w if w.raw.endswith(rel) else Word(rel, f"{w.raw} ({rel})"), how)
+        if w.glob and path is not None and not in_project(path, ctx) and not out:
+            out += _could_name(part, w, path)
     if not out and part.name in _READ_ALL:
         whole = next((w for w in part.words[1:] if w.dyn and not w.text.replace(SENT, "").strip("/\"'")), None)
         if whole is not None:
@@ -73,17 +82,90 @@ def check_secret_reads(part: Part, ctx: Ctx) -> list[Finding]:
             out.append((3, "secret-read", f"{part.name} prints {whole.raw}, a file only known at run time"))
     if not out and part.name in _RECURSIVE_SEARCH:
         out += _recursive_search(part, ctx)
+    if not out and part.extra and printer and part.feeder is not None:
+        out += fed_names(part, ctx)
     return out
+
+
+def _relative(path: str, ctx: Ctx) -> str:
+    if in_project(path, ctx):
+        return "" if path == ctx.project else path[len(ctx.project) + 1 :]
+    return path  # reads.py matches at any depth: `/home/me/app/.env` too
+
+
+def _real(path: str) -> str | None:
+    """Where a path that goes through a symbolic link really leads, when that is elsewhere."""
+    import os
+
+    try:
+        real = os.path.realpath(path)  # bounded: the system's own limit on links followed
+    except (OSError, ValueError):
+        return None
+    return real if real != path else None
+
+
+def _refused(part: Part, w: Word, how: str) -> list[Finding]:
+    from handrail.policy.shell.reads import read_refusal
+
+    rel = w.text
+    # a folder counts when what it holds is a secret (`cp -r secrets /tmp`, `grep -r X secrets`)
+    refusal = read_refusal(rel) or read_refusal(rel.rstrip("/") + "/x")
+    if refusal is None:
+        return []
+    shown = w.raw
+    verb, _, through = how.partition(" through ")
+    shown += f" through {through}" if through else ""
+    return [(3, "secret-read", f"{part.name or 'the shell'} {verb} {shown}, which matches '{refusal.rule}' "
+                               f"({refusal.source}: {refusal.why}): a secret the Read tool may not open either")]
+
+
+def _could_name(part: Part, w: Word, path: str) -> list[Finding]:
+    """`cat ~/.ssh/*` over a folder empty today: the glob itself could name a credential."""
+    from handrail.policy.shell.overlap import meeting
+    from handrail.policy.shell.reads import CREDENTIALS
+
+    pattern = meeting(path, CREDENTIALS)
+    if pattern is None:
+        return []
+    return [(3, "secret-read", f"{part.name} reads {w.raw}, a glob that can name a file matching '{pattern}': "
+                               "a credential or private file of the machine's user")]
+
+
+def _unknown_name(part: Part, w: Word, how: str) -> list[Finding]:
+    """`cat ${f}nv`, `grep x $F.json`: a file whose name is only known at run time, when that name
+    could be a secret's (`notes-$D.txt` cannot)."""
+    from handrail.policy.shell.overlap import name_meeting
+    from handrail.policy.shell.reads import CREDENTIALS, SECRETS
+
+    last = w.text.rsplit("/", 1)[-1]
+    if SENT not in last or not last.replace(SENT, ""):
+        return []  # a known name in a run-time folder, or a wholly run-time one (judged below)
+    pattern = name_meeting(last.replace(SENT, "*"), SECRETS + CREDENTIALS)
+    if pattern is None:
+        return []
+    return [(3, "secret-read", f"{part.name or 'the shell'} {how.split(' through ')[0]} {w.raw}, a file named only "
+                               f"at run time, which could match '{pattern}'")]
+
+
+def _linked(part: Part) -> list[tuple[Word, str]]:
+    """`ln -s .env x`, `cp -s .env x`: a link made to a secret is a way to read it later."""
+    from handrail.policy.shell.targets import _link_sources
+
+    if part.name not in ("ln", "cp"):
+        return []
+    return [(w, "links to") for w in _link_sources(part)]
 
 
 GLOB_LIMIT = 2000
 
 
-def _expanded(sources: list[tuple[Word, str]], part: Part, ctx: Ctx) -> list[tuple[Word, str]]:
-    """A glob is judged by what it names on disk (`cat .e*` names `.env`), and by itself."""
-    out: list[tuple[Word, str]] = []
+def _expanded(sources: list[tuple[Word, str]], part: Part, ctx: Ctx,
+              out: list[Finding]) -> list[tuple[Word, str]]:
+    """A glob is judged by what it names on disk (`cat .e*` names `.env`), and by itself; one that
+    names more than GLOB_LIMIT files is not looked through (a finding in `out`)."""
+    found: list[tuple[Word, str]] = []
     for w, how in sources:
-        out.append((w, how))
+        found.append((w, how))
         if not w.glob or w.dyn or part.cwd is None:
             continue
         import glob
@@ -93,11 +175,15 @@ def _expanded(sources: list[tuple[Word, str]], part: Part, ctx: Ctx) -> list[tup
         if pattern is None:
             continue
         try:
-            hits = list(itertools.islice(glob.iglob(pattern, include_hidden=True, recursive=True), GLOB_LIMIT))
+            hits = list(itertools.islice(glob.iglob(pattern, include_hidden=True, recursive=True), GLOB_LIMIT + 1))
         except (OSError, ValueError):  # a pattern no file name can match (a lone surrogate, a NUL)
             hits = []
-        out += [(Word(hit, f"{w.raw} (names {hit})"), how) for hit in hits]
-    return out
+        if len(hits) > GLOB_LIMIT:
+            out.append((3, "secret-read", f"{part.name} reads {w.raw}, which names more than {GLOB_LIMIT:,} files: "
+                                          "too many to check for secrets"))
+            hits = hits[:GLOB_LIMIT]
+        found += [(Word(hit, f"{w.raw} (names {hit})"), how) for hit in hits]
+    return found
 
 
 # Searches that descend into folders: what they print may come from any file below; and
@@ -196,12 +282,20 @@ def _find_secret(roots: list[str]) -> str | None:
 
 
 def _walk(roots: list[str]) -> str | None:
+    found = secrets_below(roots, most=1)
+    return None if found is None else (found[0] if found else "")
+
+
+def secrets_below(roots: list[str], most: int = 64) -> list[str] | None:
+    """Up to `most` secret files under the roots, None past WALK_LIMIT entries: a tree too large
+    to look through is not a tree without secrets."""
     import os
 
     from handrail.policy.shell.reads import read_refusal
 
     hint = _secret_hint()
     seen = 0
+    found: list[str] = []
     stack = list(roots)
     while stack:
         top = stack.pop()
@@ -221,5 +315,57 @@ def _walk(roots: list[str]) -> str | None:
                 if e.name not in _SKIP_DIRS:
                     stack.append(e.path)
             elif hint.search(e.path) and read_refusal(e.path) is not None:
+                found.append(e.path)
+                if len(found) >= most:
+                    return found
+    return found
+
+
+def fed_names(part: Part, ctx: Ctx) -> list[Finding]:
+    """`ls -a | xargs cat`, `find . | xargs head`, `git ls-files -o | xargs cat`: the files read are
+    the names another command prints, from the folder it lists; when that folder holds a secret,
+    a human decides (as for `find -exec cat {}`)."""
+    import os
+
+    feeder = part.feeder
+    assert feeder is not None
+    texts = [w.text for w in feeder.words[1:]]
+    flags = "".join(t[1:] for t in texts if t.startswith("-") and not t.startswith("--"))
+    dirs = [resolve(w, feeder.cwd, ctx.home) for w in feeder.words[1:] if not w.text.startswith("-")]
+    roots = [d for d in dirs if d is not None and os.path.isdir(d)] or ([feeder.cwd] if feeder.cwd else [])
+    if feeder.name == "git":
+        if not texts or texts[0] != "ls-files" or not ({"-o", "--others"} & set(texts) or "o" in flags):
+            return []  # tracked paths: what git already holds
+        roots = [feeder.cwd] if feeder.cwd else []
+    found: str | None
+    if feeder.name in ("ls", "dir") and "R" not in flags and "--recursive" not in texts:
+        hidden = "a" in flags or "A" in flags or {"--all", "--almost-all"} & set(texts)
+        found = _listed_secret(roots, bool(hidden))
+    elif feeder.name in ("echo", "printf"):
+        return []  # the names are written out, and each run is judged with them
+    else:
+        found = _find_secret(roots)
+    if found is None:
+        return [(3, "secret-read", f"{part.name} reads the files {feeder.name} names, from a tree too large to "
+                                   f"check for secrets ({WALK_LIMIT:,} entries)")]
+    if found:
+        return [(3, "secret-read", f"{part.name} reads the files {feeder.name} names, {found} among them, which "
+                                   "holds secrets: name the files to read")]
+    return []
+
+
+def _listed_secret(roots: list[str], hidden: bool) -> str:
+    """The first secret `ls` lists in the folders (not below them)."""
+    import os
+
+    from handrail.policy.shell.reads import read_refusal
+
+    for top in roots:
+        try:
+            entries = list(os.scandir(top))
+        except (OSError, ValueError):
+            continue
+        for e in entries:
+            if (hidden or not e.name.startswith(".")) and read_refusal(e.path) is not None:
                 return e.path
     return ""

@@ -137,6 +137,10 @@ _SOURCES["_AWK_W"] = (r">>?\s*\"([^\"]+)\"")
 def _script_files(part: Part) -> list[Word]:
     words = part.words
     awk = part.name != "sed" and part.name != "gsed"
+    if not awk:
+        from handrail.policy.shell.sedscript import script_files
+
+        return script_files(words, "write", part.cwd)
     scripts = [words[i + 1].text for i, w in enumerate(words[:-1]) if w.text in ("-e", "--expression")]
     if not scripts:
         ops = [w for w in words[1:] if not w.text.startswith("-")]
@@ -278,7 +282,7 @@ def check_paths(part: Part, toks: list[str], ctx: Ctx) -> list[Finding]:
         for w in words:
             path = resolve(w, part.cwd, ctx.home)
             shown = w.raw
-            redirect = id(w) in redirect_targets
+            redirect = id(w) in redirect_targets or type(w).__name__ == "ScriptFile"  # sed's `w FILE`
             if ctx.enabled("protected-paths"):
                 container = delete or part.name in _COPIERS or part.name in ("chmod", "chown", "chgrp", "chattr")
                 hit = _protected(path, w, ctx, delete=delete, container=container)

@@ -18,6 +18,7 @@ from handrail.policy.shell.cmdopts import command_options, exec_env
 from handrail.policy.shell.handlers import step
 from handrail.policy.shell.literal import (
     DASHES,
+    assigned,
     feed,
     known_redir,
     known_split,
@@ -171,10 +172,11 @@ class Flat:
         if not node.words:
             for name, w in part.assigns:
                 # a plain assignment: later words that are only `$name` are its value
-                if w.dyn or "[" in name:
+                value = None if "[" in name else assigned(w, st)
+                if value is None:
                     st.vars.pop(name, None)
                 else:
-                    st.vars[name] = w.text.split("=", 1)[1]
+                    st.vars[name] = value
             self.out.append(part)
             return
         words = [k for w in node.words for k in known_split(w, st)] if st.vars else list(node.words)

@@ -227,6 +227,7 @@ def parallel(flat: Walker, part: Part, name: str, words: list[Word], st: State) 
     if not rest:
         return words
     part.via.append(name)
+    part.feeder = None if args else _feeder(flat, part)
     if args:
         # `parallel git push ::: --force`: the arguments are written out; judge each run too
         _run_each(flat, part, rest, args, _replace_string(words, end, "{}"), name, st)
@@ -240,6 +241,7 @@ def parallel(flat: Walker, part: Part, name: str, words: list[Word], st: State) 
 def xargs(flat: Walker, part: Part, name: str, words: list[Word], st: State) -> list[Word] | None:
     end = opt_end(words, 1, _XARGS)
     part.via.append(name)
+    part.feeder = _feeder(flat, part)
     fed = part.stdin_text
     if fed is not None and part.feed in ("pipe", "herestring", "heredoc") and words[end:] and \
             not any(w.text in ("-a", "--arg-file") or w.text.startswith(("-a", "--arg-file=")) for w in words):
@@ -255,6 +257,14 @@ def xargs(flat: Walker, part: Part, name: str, words: list[Word], st: State) -> 
             _run_each(flat, part, words[end:], args if repl else [_joined(args)], repl, name, st)
     part.extra = True
     return words[end:] or [word("echo")]
+
+
+def _feeder(flat: Walker, part: Part) -> Part | None:
+    """The command before this one in its pipeline (`ls -a | xargs cat`): its output is the arguments."""
+    if not part.index or part.feed != "pipe":
+        return None
+    return next((p for p in reversed(flat.out) if p.pipe == part.pipe and p.index == part.index - 1 and p.lead),
+                None)
 
 
 def _replace_string(words: list[Word], end: int, default: str | None) -> str | None:

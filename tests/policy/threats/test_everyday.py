@@ -227,6 +227,15 @@ ROWS: list[Row] = [
     ("python3 src/app.py", "runs"),
     ("curl -s http://localhost:8000/health", "runs"),
     ("docker compose up -d db", "runs"),
+    # Reads and links of ordinary files, spelled through variables, sed and links.
+    ("f=README.md; head -n 5 \"$f\"", "silent"),
+    ("echo $HOME", "silent"),
+    ("sed -n 1p src/app.py", "silent"),
+    ("sed -n '10,20p' README.md", "silent"),
+    ("sed 's/a/b/w /dev/stdout' README.md", "silent"),
+    ("sed 's/port/PORT/w changed.txt' config/settings.yaml", "notice"),
+    ("ln -s src/app.py app_link.py", "notice"),
+    ("find src -name '*.py' | xargs grep -n TODO", "silent"),
 ]
 
 
