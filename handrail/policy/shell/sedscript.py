@@ -142,10 +142,18 @@ def script_files(words: list[Word], kind: str, cwd: str | None) -> list[Word]:
     if any(w.text == "--sandbox" for w in words[1:]):
         return []
     texts, files, first = _scripts(words)
-    texts += [_script_text(f.text, cwd) for f in files if not f.dyn]
+    read = [None if f.dyn else _script_text(f.text, cwd) for f in files]
+    texts += [t for t in read if t]
     if not texts and not files and first is not None:
         texts = [first.text]
     out: list[Word] = []
+    for f, text in zip(files, read, strict=True):
+        if text is None or text == "" and not _empty_file(f.text, cwd):
+            # a script handrail cannot read (made on the same line, named at run time) may read
+            # or write any file: the target is unknown
+            unknown = ScriptFile(f"$({f.text})", f.raw)
+            unknown.dyn = True
+            out.append(unknown)
     for text in texts:
         reads, writes = sed_files(text)
         out += [ScriptFile(t, t) for t in (reads if kind == "read" else writes)]
@@ -203,3 +211,13 @@ def _script_text(path: str, cwd: str | None) -> str:
             return f.read(SCRIPT_LIMIT)
     except (OSError, ValueError):
         return ""
+
+
+def _empty_file(path: str, cwd: str | None) -> bool:
+    import os
+
+    full = path if os.path.isabs(path) or cwd is None else os.path.join(cwd, path)
+    try:
+        return os.path.isfile(full) and os.path.getsize(full) == 0
+    except (OSError, ValueError):
+        return False
