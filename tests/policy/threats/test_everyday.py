@@ -67,6 +67,18 @@ ROWS: list[Row] = [
     ("jq '.dependencies | keys' package.json", "silent"),
     ("cat package.json | jq .scripts", "silent"),
     ("yq .services docker-compose.yml", "silent"),
+    # jq's and yq's first operand is the filter: a key named like a secret file is no file.
+    ("yq '.db.key' docker-compose.yml", "silent"),
+    ("yq e '.services.db.image' docker-compose.yml", "silent"),
+    ("yq eval-all '.secret' config/settings.yaml", "silent"),
+    ("jq '.pem' package.json", "silent"),
+    ("jq -c --arg name .env '.name == $name' package.json", "silent"),
+    ("jq -n --args '$ARGS.positional' deploy.key .env", "silent"),
+    # openssl's certificate, request and CRL printers print public material only.
+    ("openssl x509 -in server.pem -noout -subject -issuer", "silent"),
+    ("openssl x509 -noout -dates -in certs/site.pem", "silent"),
+    ("openssl req -in request.pem -noout -text", "silent"),
+    ("openssl verify -CAfile ca.pem site.pem", "silent"),
     # Echo and friends.
     ('echo "rm -rf /"', "silent"),
     ("echo 'git push --force is refused here'", "silent"),
