@@ -74,6 +74,10 @@ ROWS: list[Row] = [
     ("jq '.pem' package.json", "silent"),
     ("jq -c --arg name .env '.name == $name' package.json", "silent"),
     ("jq -n --args '$ARGS.positional' deploy.key .env", "silent"),
+    # The committed template of an environment file holds placeholders, no secrets.
+    ("cat .env.example", "silent"),
+    ("diff .env.example .env.sample", "silent"),
+    ("grep -c = .env.template", "silent"),
     # openssl's certificate, request and CRL printers print public material only.
     ("openssl x509 -in server.pem -noout -subject -issuer", "silent"),
     ("openssl x509 -noout -dates -in certs/site.pem", "silent"),
