@@ -8,6 +8,7 @@ The walk uses these to judge what a shell will really read: `echo 'rm -rf x' | s
 
 from __future__ import annotations
 
+from handrail.policy.shell.envvars import UNSET, expand
 from handrail.policy.shell.parts import SHELLS, has_download, prog_name
 from handrail.policy.shell.syntax import Simple, Word
 
@@ -46,10 +47,13 @@ def _var_name(w: Word) -> str | None:
 def _known(w: Word, st: State) -> Word:
     if not w.dyn:
         return w
-    name = _var_name(w)
-    if name is None or name not in st.vars:
-        return w
-    out = Word(st.vars[name], w.raw)
+    text = expand(w, st.vars)
+    if text is None:
+        name = _var_name(w)
+        if name is None or name not in st.vars or st.vars[name] == UNSET:
+            return w
+        text = st.vars[name]
+    out = Word(text, w.raw)
     out.quoted = w.quoted
     return out
 
