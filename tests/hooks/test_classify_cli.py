@@ -310,3 +310,10 @@ def test_the_temp_folder_variable_is_the_one_the_command_inherits(handrail, tmp_
     assert changed["tier"] == 3
     first = changed["reasons"][0]
     assert first["pattern"] == "rm -rf /" and "only known at run time" in first["why"], first
+
+
+def test_rsync_delete_into_a_project_that_lies_in_a_temp_folder_asks(handrail, tmp_path: Path) -> None:
+    # pytest's tmp_path is under the system temp folder: the work tree there is still the work tree
+    answer = _temp_answer(handrail, tmp_path, "rsync -a --delete build/ site/", "/tmp/handrail-classify-t")
+    assert answer["tier"] == 3, answer
+    assert _temp_answer(handrail, tmp_path, "rm -rf $TMPDIR/../x", "/tmp/handrail-classify-t")["tier"] == 3

@@ -225,4 +225,5 @@ def _rsync_temp_destination(part: Part, ctx: Ctx) -> str | None:
     if ":" in dest.text.split("/", 1)[0] or dest.text.startswith("rsync://"):
         return None  # a remote destination
     path = resolve(dest, part.cwd, ctx.home)
-    return path if path is not None and is_temp(path, ctx) else None
+    # a project inside a temp folder is still the project
+    return path if path is not None and is_temp(path, ctx) and not in_project(path, ctx) else None

@@ -63,6 +63,8 @@ def expand(w: Word, vars: Mapping[str, str]) -> str | None:
     if not w.dyn or w.subs or w.text.count(SENT) != 1 or not w.text.startswith(SENT):
         return None
     rest = w.text[1:]
+    if ".." in rest.split("/"):
+        return None  # `$TMPDIR/../etc` climbs out of the folder the variable names: left unknown
     name = w.lead_var
     value: str | None
     if name is not None:

@@ -45,6 +45,7 @@ ROWS: list[Row] = [
     ("for TMPDIR in /etc; do rm -rf $TMPDIR/x; done", "ask"),
     ("declare \"TMP\"\"DIR=/opt\"; rm -rf $TMPDIR/app", "ask"),
     ("rm -rf \"$TMPDIR/../../srv\"", "ask"),
+    ("rm -rf $TMPDIR/../sibling", "ask"),
     ("rm -rf \"$TMP_DIR/x\"", "ask"),
     ("rm -rf node_modules/../src", "ask"),
     ("rm -rf dist/../src", "ask"),
