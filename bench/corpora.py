@@ -6,7 +6,9 @@ Each FILE holds JSON Lines, `{"command": "...", "label": "destructive"|"benign",
 "source": "..."}` a line: corpora kept outside this repository (other guards' test
 cases, adversarial sets). Every command goes through one `handrail classify --batch -`
 process, run in a scratch git repository with a `.env` and a `secrets/` folder so that
-reading a secret has something to read (or in P, with `--project`). A command needs a
+reading a secret has something to read (or in P, with `--project`). classify runs with TMPDIR set to
+a temp folder the benchmark creates beside the project (macOS always sets TMPDIR): a
+command that names `$TMPDIR` is judged against that folder. A command needs a
 human when its decision is `ask`, `unlisted` or an error (exit 1 or 2 for that line).
 A command on which classify itself dies gets no answer: counted apart, never as caught.
 
@@ -108,17 +110,20 @@ def reason(answer: dict[str, object]) -> str:
     part = top.get("part", "")
     kind = top.get("reason")
     if kind == "pattern":
-        return f"tier {top.get('tier')}: {part!r} matches {top.get('pattern')!r} ({top.get('key')})"
+        why = f": {top['why']}" if top.get("why") else ""
+        return f"tier {top.get('tier')}: {part!r} matches {top.get('pattern')!r} ({top.get('key')}){why}"
     if kind == "unlisted":
         return f"unlisted: {part!r}"
     return f"tier {top.get('tier')}: {part!r}: {top.get('rule', kind)}: {top.get('why', '')}"
 
 
-def batch(handrail: list[str], commands: list[str], project: str, explicit: bool) -> list[dict[str, object]]:
+def batch(handrail: list[str], commands: list[str], project: str, explicit: bool, tmpdir: str) -> list[
+        dict[str, object]]:
     """The answers of one `classify --batch -` process, as many as it gave before it stopped."""
     stdin = "".join(json.dumps({"command": c}) + "\n" for c in commands)
     cmd = [*handrail, "classify", "--batch", "-"] + (["--project", project] if explicit else [])
     env = {k: v for k, v in os.environ.items() if k not in AGENT_VARIABLES}
+    env["TMPDIR"] = tmpdir
     proc = subprocess.run(cmd, cwd=project, input=stdin, capture_output=True, text=True, env=env, check=False)
     answers = []
     for line in proc.stdout.splitlines():
@@ -132,14 +137,14 @@ def batch(handrail: list[str], commands: list[str], project: str, explicit: bool
     return answers[: len(commands)]
 
 
-def classify(handrail: list[str], cases: list[Case], project: str, explicit: bool) -> list[Answer]:
+def classify(handrail: list[str], cases: list[Case], project: str, explicit: bool, tmpdir: str) -> list[Answer]:
     """Every case through `classify --batch -`, answers in the order asked. One process
     unless classify dies on a command: then that one has no answer and the rest go on
     in a new process, until it dies on every first command in a row."""
     answers: list[Answer] = []
     deaths = 0
     while len(answers) < len(cases):
-        got = batch(handrail, [c.command for c in cases[len(answers):]], project, explicit)
+        got = batch(handrail, [c.command for c in cases[len(answers):]], project, explicit, tmpdir)
         answers += [Answer(str(row.get("decision")), reason(row)) for row in got]
         if len(answers) < len(cases):
             answers.append(Answer(NO_ANSWER, "classify stopped without answering"))
@@ -200,7 +205,9 @@ def main(argv: list[str] | None = None) -> int:
     everything = [c for _path, cases in by_file for c in cases]
     with tempfile.TemporaryDirectory() as tmp:
         project = os.path.abspath(args.project) if args.project else scratch_repo(tmp)
-        answers = classify(handrail, everything, project, bool(args.project))
+        tmpdir = os.path.join(tmp, "T")  # beside the project, never around it
+        os.makedirs(tmpdir)
+        answers = classify(handrail, everything, project, bool(args.project), tmpdir)
     print(f"handrail: {' '.join(handrail)}\nproject: {args.project or 'scratch repository with .env and secrets/'}\n")
     start = 0
     for path, cases in by_file:

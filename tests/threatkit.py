@@ -113,7 +113,8 @@ def child_env(home: Path) -> dict[str, str]:
     """This process's environment without agent markers or an outer git's variables; HOME isolated."""
     env = {k: v for k, v in os.environ.items()
            if k not in AGENT_VARIABLES and not k.startswith(AGENT_PREFIXES)}
-    env.update(PINNED_GIT, HOME=str(home), XDG_CACHE_HOME=str(home / ".cache"),
+    # TMPDIR as macOS always sets it: `$TMPDIR/x` names a folder inside the temp folder
+    env.update(PINNED_GIT, HOME=str(home), TMPDIR="/tmp/handrail-threats", XDG_CACHE_HOME=str(home / ".cache"),
                XDG_CONFIG_HOME=str(home / ".config"), GIT_CONFIG_NOSYSTEM="1")
     return env
 

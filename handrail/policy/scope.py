@@ -27,7 +27,7 @@ BUILTIN_PROTECTED = "handrail protected paths"
 # (pattern, whom it binds, why). Secrets bind everyone; generated trees and lock
 # files bind agents only, so a human updating a lock file is never stopped.
 DEFAULT_FORBIDDEN: tuple[tuple[str, str, str], ...] = (
-    (".env*", EVERYONE, "environment files hold secrets"),
+    (".env*", EVERYONE, "environment files hold secrets (not the templates: .env.example, .env.sample, …)"),
     ("*.pem", EVERYONE, "private keys and certificates"),
     ("*.key", EVERYONE, "private keys"),
     ("**/secrets/**", EVERYONE, "secrets folder, at any depth"),
@@ -40,6 +40,24 @@ DEFAULT_FORBIDDEN: tuple[tuple[str, str, str], ...] = (
     ("npm-shrinkwrap.json", AGENTS, "lock files change only through the package manager"),
     ("bun.lockb", AGENTS, "lock files change only through the package manager"),
 )
+
+# The committed templates of an environment file, which `.env*` lets be: the names dotenv
+# tooling reads or documents for the file listing the variables with placeholder values
+# (dotenv-safe `.env.example`, dotenv-extended `.env.schema` and `.env.defaults`, Symfony's
+# `.env.dist`, `.env.sample` and `.env.template` in project generators). They hold no secrets
+# and are meant to be read, edited and committed. Only `.env*` makes this exception: a
+# template inside `secrets/` is still refused by `**/secrets/**`.
+ENV_TEMPLATES = frozenset({".env.example", ".env.sample", ".env.template", ".env.dist", ".env.defaults",
+                           ".env.schema"})
+ENV_PATTERN = ".env*"
+
+
+def env_template(path: str) -> bool:
+    """`.env*` matches `path` (`/`-separated, any depth) only through a template's name: every
+    part of it named `.env…` is a template (`.env.example`, or what a folder of that name holds)."""
+    named = [p for p in path.lower().split("/") if p.startswith(".env")]
+    return bool(named) and all(p in ENV_TEMPLATES for p in named)
+
 
 # Every file through which an agent could loosen its own leash: handrail's state,
 # git hooks, and each harness's permission and hook files.
@@ -163,7 +181,7 @@ def builtin_refusal(path: str, *, agent: bool = True, write_paths: WritePaths | 
     `write_paths` opens is no refusal (the caller gives the notice: `write_path_hit`)."""
     for reason, source in ((FORBIDDEN_FILE, BUILTIN_FORBIDDEN), (PROTECTED_PATH, BUILTIN_PROTECTED)):
         for spec, pattern, why in _rules(reason, agent):
-            if spec.match(path):
+            if spec.match(path) and not (pattern == ENV_PATTERN and env_template(path)):
                 if reason == PROTECTED_PATH and write_paths is not None and write_paths.match(path) is not None:
                     return None
                 return Refusal(reason, pattern, source, why)

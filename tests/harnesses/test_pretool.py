@@ -167,6 +167,15 @@ def test_reading_a_secret_is_denied(project: Path, path: str) -> None:
     assert "reading" in why and "ask a human" in why
 
 
+@pytest.mark.parametrize("path", [".env.example", "web/.env.sample", ".env.template"])
+def test_reading_an_environment_template_gets_no_opinion(project: Path, path: str) -> None:
+    assert claude(project, "Read", {"file_path": str(project / path)})[0] is None
+
+
+def test_an_environment_template_in_the_secrets_folder_is_still_a_secret(project: Path) -> None:
+    assert claude(project, "Read", {"file_path": str(project / "config/secrets/.env.example")})[0] == "deny"
+
+
 def test_other_reads_and_tools_get_no_opinion(project: Path) -> None:
     assert claude(project, "Read", {"file_path": str(project / "src/app.py")})[0] is None
     assert claude(project, "WebFetch", {"url": "https://example.com"})[0] is None

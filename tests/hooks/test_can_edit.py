@@ -249,6 +249,14 @@ def test_builtin_rules_refuse_whatever_the_contract_allows(handrail, repo: Path,
         assert (answer["task"], answer["phase"], answer["file"]) == ("a", "implement", file)
 
 
+def test_an_environment_template_may_be_edited(handrail, repo: Path) -> None:  # type: ignore[no-untyped-def]
+    make_task(repo, "a", "implement", contract={"allowed_files": ["**"]})
+    code, answer = ask(handrail, repo, "--file", ".env.example")
+    assert code == 0, answer
+    code, answer = ask(handrail, repo, "--file", ".env.example.local")
+    assert code == 1 and answer["rule"] == ".env*"
+
+
 def test_secrets_folder(handrail, repo: Path) -> None:  # type: ignore[no-untyped-def]
     make_task(repo, "a", "implement")
     code, answer = ask(handrail, repo, "--file", "SECRETS/prod.txt")

@@ -279,3 +279,41 @@ def test_removing_a_link_removes_the_link_not_what_it_names(handrail, repo: Path
     (repo / "h").symlink_to(".git/hooks/pre-commit")
     answer = last_json(handrail("classify", "--json", "rm h", cwd=repo).stdout)
     assert answer["tier"] == 2, answer
+
+
+def _temp_answer(handrail, cwd: Path, command: str, tmpdir: str | None) -> dict:  # type: ignore[no-untyped-def]
+    """classify's answer in an environment whose TMPDIR is `tmpdir`, or unset (TMP and TEMP unset)."""
+    import os
+    import subprocess
+
+    from helpers import HANDRAIL
+
+    env = {k: v for k, v in os.environ.items() if k not in ("TMPDIR", "TMP", "TEMP")}
+    if tmpdir is not None:
+        env["TMPDIR"] = tmpdir
+    assert HANDRAIL
+    r = subprocess.run([HANDRAIL, "classify", "--json", command], cwd=cwd, env=env, text=True, capture_output=True,
+                       check=False)
+    return last_json(r.stdout)
+
+
+def test_the_temp_folder_variable_is_the_one_the_command_inherits(handrail, tmp_path: Path) -> None:
+    tmp = tmp_path / "T"
+    inside = "/tmp/handrail-classify-t"
+    assert _temp_answer(handrail, tmp_path, 'rm -rf "$TMPDIR/cache"', inside)["tier"] == 2
+    assert _temp_answer(handrail, tmp_path, "rm -rf ${TMPDIR:-/tmp}/cache", None)["tier"] == 2
+    unset = _temp_answer(handrail, tmp_path, 'rm -rf "$TMPDIR/cache"', None)
+    assert unset["tier"] == 3 and "outside the work tree" in json.dumps(unset["reasons"])
+    # a TMPDIR outside every temp folder is no temp folder
+    assert _temp_answer(handrail, tmp_path, 'rm -rf "$TMPDIR/cache"', str(tmp))["tier"] == 3
+    changed = _temp_answer(handrail, tmp_path, "TMPDIR=/ rm -rf $TMPDIR/srv", inside)
+    assert changed["tier"] == 3
+    first = changed["reasons"][0]
+    assert first["pattern"] == "rm -rf /" and "only known at run time" in first["why"], first
+
+
+def test_rsync_delete_into_a_project_that_lies_in_a_temp_folder_asks(handrail, tmp_path: Path) -> None:
+    # pytest's tmp_path is under the system temp folder: the work tree there is still the work tree
+    answer = _temp_answer(handrail, tmp_path, "rsync -a --delete build/ site/", "/tmp/handrail-classify-t")
+    assert answer["tier"] == 3, answer
+    assert _temp_answer(handrail, tmp_path, "rm -rf $TMPDIR/../x", "/tmp/handrail-classify-t")["tier"] == 3

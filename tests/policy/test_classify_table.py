@@ -36,6 +36,13 @@ def rows() -> list[tuple[int | None, str, str]]:
 ROWS = rows()
 
 
+@pytest.fixture(autouse=True)
+def _no_temp_folder_variables(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The table is judged as on a Linux machine that sets no TMPDIR: `$TMPDIR/x` is `/x`."""
+    for name in ("TMPDIR", "TMP", "TEMP"):
+        monkeypatch.delenv(name, raising=False)
+
+
 @pytest.fixture(scope="module")
 def engine() -> commands.Engine:
     return commands.engine(protocols.builtin())

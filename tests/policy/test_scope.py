@@ -74,6 +74,19 @@ def test_default_forbidden_paths_are_refused_with_their_rule(path: str, text: st
     assert r.as_dict() == {"reason": "forbidden_file", "rule": rule(text), "source": BUILTIN_FORBIDDEN}
 
 
+@pytest.mark.parametrize("path", [".env.example", "api/.env.sample", ".ENV.Template", ".env.dist",
+                                  ".env.defaults", ".env.schema"])
+def test_environment_templates_are_no_secrets(path: str) -> None:
+    assert path_refusal(path, None) is None
+
+
+@pytest.mark.parametrize(("path", "text"), [(".env.example.local", ".env*"), (".env.local/.env.example", ".env*"),
+                                            ("secrets/.env.example", "secrets/**")])
+def test_a_template_name_lends_nothing_to_the_rest_of_the_path(path: str, text: str) -> None:
+    r = path_refusal(path, None)
+    assert r is not None and r.rule == rule(text)
+
+
 @pytest.mark.parametrize(("path", "text"), PROTECTED_PATHS)
 def test_protected_paths_are_refused_with_their_rule(path: str, text: str) -> None:
     r = path_refusal(path, None)

@@ -195,11 +195,35 @@ def _only_regenerable(expr: list[Word]) -> bool:
 
 def check_rsync(part: Part, ctx: Ctx) -> list[Finding]:
     """rsync deletes at the destination what the source lacks, or the source itself."""
-    for w in part.words[1:]:
-        t = w.text
-        if t.startswith(("--delete", "--del", "--remove-source-files", "--remove-sent-files")) \
-                or t == "--prune-empty-dirs":
-            if t == "--prune-empty-dirs":
-                continue
-            return [(3, "rm-recursive", f"rsync {t} deletes files that cannot be brought back from here")]
-    return []
+    found = [w.text for w in part.words[1:] if w.text.startswith(
+        ("--delete", "--del", "--remove-source-files", "--remove-sent-files"))]
+    if not found:
+        return []
+    sources = [t for t in found if t.startswith(("--remove-source-files", "--remove-sent-files"))]
+    dest = None if sources else _rsync_temp_destination(part, ctx)
+    if dest is not None:
+        # what --delete removes lies under the destination: a temp folder, as `rm -r` of one
+        return [(2, "rm-recursive", f"rsync {found[0]} deletes files under {dest}, a temp folder")]
+    t = (sources or found)[0]
+    return [(3, "rm-recursive", f"rsync {t} deletes files that cannot be brought back from here")]
+
+
+# rsync(1) options that take a value (the next word when not given with `=`).
+_RSYNC_VALUES = frozenset({"--exclude", "--include", "--filter", "--files-from", "--exclude-from", "--include-from",
+                           "--rsh", "--rsync-path", "--temp-dir", "--partial-dir", "--compare-dest", "--copy-dest",
+                           "--link-dest", "--backup-dir", "--suffix", "--chmod", "--chown", "--log-file",
+                           "--password-file", "--bwlimit", "--timeout", "--port", "--block-size", "--max-size",
+                           "--min-size", "--out-format", "--remote-option", "-e", "-f", "-T", "-B", "-M"})
+
+
+def _rsync_temp_destination(part: Part, ctx: Ctx) -> str | None:
+    """The destination of a local rsync when it lies inside a temp folder, else None."""
+    ops = operands(part.words, _RSYNC_VALUES, "efTBM")
+    if len(ops) < 2 or any(w.dyn for w in ops) or any(w.text in ("-t", "--target-directory") for w in part.words):
+        return None
+    dest = ops[-1]
+    if ":" in dest.text.split("/", 1)[0] or dest.text.startswith("rsync://"):
+        return None  # a remote destination
+    path = resolve(dest, part.cwd, ctx.home)
+    # a project inside a temp folder is still the project
+    return path if path is not None and is_temp(path, ctx) and not in_project(path, ctx) else None

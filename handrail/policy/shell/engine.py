@@ -264,7 +264,11 @@ def _decide(v: _Verdict, eng: Engine, ctx: cmdrules.Ctx) -> None:
     if (hit is not None and hit.deny) or f3:
         v.tier = 3
         if hit is not None and hit.deny:
-            v.reasons.append(_pattern_reason(part, hit, v.shown))
+            r = _pattern_reason(part, hit, v.shown)
+            dyn = [w.raw for w in part.words if w.wild] if cmdmatch.stands_in(hit, v.toks, v.wild) else []
+            if dyn:  # the pattern was met only by what a run-time word may turn out to be
+                r["why"] = f"{', '.join(dyn)} is only known at run time and may be what the pattern names"
+            v.reasons.append(r)
         v.reasons += [_rule_reason(part, 3, rule, why) for _, rule, why in f3]
         return
     f2 = [f for f in found if f[0] == 2]
@@ -355,7 +359,8 @@ def summary(answer: dict[str, Any]) -> str:
 def describe(r: dict[str, Any]) -> str:
     via = f" (via {', '.join(r['via'])})" if r.get("via") else ""
     if r.get("reason") == "pattern":
-        return f"'{r['part']}'{via} matches '{r['pattern']}' in {r['key']} of {r['source']}"
+        why = f": {r['why']}" if r.get("why") else ""
+        return f"'{r['part']}'{via} matches '{r['pattern']}' in {r['key']} of {r['source']}{why}"
     if r.get("rule"):
         return f"'{r['part']}'{via}: rule {r['rule']}: {r['why']}"
     return f"'{r['part']}'{via}: {r['why']}"

@@ -8,6 +8,7 @@ The walk uses these to judge what a shell will really read: `echo 'rm -rf x' | s
 
 from __future__ import annotations
 
+from handrail.policy.shell.envvars import UNSET, expand
 from handrail.policy.shell.parts import SHELLS, has_download, prog_name
 from handrail.policy.shell.syntax import Simple, Word
 
@@ -46,11 +47,13 @@ def _var_name(w: Word) -> str | None:
 def _known(w: Word, st: State) -> Word:
     if not w.dyn:
         return w
-    name = _var_name(w)
-    value = st.vars.get(name) if name is not None else substituted(w.raw, st.vars)
-    if value is None:
-        return w
-    out = Word(value, w.raw)
+    text = expand(w, st.vars)  # an inherited variable (`$TMPDIR/x`) first
+    if text is None:
+        name = _var_name(w)
+        text = st.vars.get(name) if name is not None else substituted(w.raw, st.vars)
+        if text is None or UNSET in text:
+            return w
+    out = Word(text, w.raw)
     out.quoted = w.quoted
     return out
 

@@ -170,6 +170,14 @@ def _m(els: list[Element], ei: int, toks: list[str], ti: int, wild: list[bool], 
     return ti == nt or (deny and all(wild[ti:]))
 
 
+def stands_in(c: Compiled, toks: list[str], wild: list[bool]) -> list[int]:
+    """The words known only at run time that a tier-3 pattern matched because they may be
+    anything: none when the pattern matches the words as they are written."""
+    if not c.deny or True not in wild or len(c.segs) != 1 or _m(c.segs[0], 0, toks, 0, [False] * len(toks), True):
+        return []
+    return [i for i, w in enumerate(wild) if w]
+
+
 class Index:
     """A protocol's patterns, found by program and first word."""
 

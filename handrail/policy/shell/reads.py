@@ -11,11 +11,13 @@ from handrail.policy.globs import PatternSet
 from handrail.policy.scope import (
     BUILTIN_FORBIDDEN,
     DEFAULT_FORBIDDEN,
+    ENV_PATTERN,
     FORBIDDEN_FILE,
     Refusal,
+    env_template,
 )
 
-SECRETS = (".env*", "*.pem", "*.key", "**/secrets/**")
+SECRETS = (ENV_PATTERN, "*.pem", "*.key", "**/secrets/**")
 # Credential files that live outside projects, in a home folder or the system: matched at
 # any depth of an absolute path, so that whoever the home folder belongs to, it is caught.
 CREDENTIALS = (
@@ -51,7 +53,11 @@ def read_refusal(path: str) -> Refusal | None:
     if not _SETS:
         # one set: a single pass over the compiled patterns, which names the one that matched
         _SETS.append((PatternSet(SECRETS + CREDENTIALS, ignore_case=True), ""))
+        _SETS.append((PatternSet([p for p in SECRETS + CREDENTIALS if p != ENV_PATTERN], ignore_case=True), ""))
     pattern = _SETS[0][0].match(path.lstrip("/"))
+    if pattern == ENV_PATTERN and env_template(path):
+        # a template of `.env` (scope.ENV_TEMPLATES), unless another pattern names it (`secrets/.env.example`)
+        pattern = _SETS[1][0].match(path.lstrip("/"))
     if pattern is None or (".ssh/" in pattern and ".pub" in path.rsplit("/", 2)[-2] + path.rsplit("/", 1)[-1]):
         return None  # a public key is meant to be shared
     why = _WHY.get(pattern) or (_CREDENTIALS_WHY if pattern in CREDENTIALS else "secrets")

@@ -148,7 +148,7 @@ def script_files(words: list[Word], kind: str, cwd: str | None) -> list[Word]:
         texts = [first.text]
     out: list[Word] = []
     for f, text in zip(files, read, strict=True):
-        if text is None or text == "" and not _empty_file(f.text, cwd):
+        if text is None or (text == "" and not _empty_file(f.text, cwd)):
             # a script handrail cannot read (made on the same line, named at run time) may read
             # or write any file: the target is unknown
             unknown = ScriptFile(f"$({f.text})", f.raw)

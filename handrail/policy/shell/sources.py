@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import re
 
+from handrail.policy.shell import toolreads
 from handrail.policy.shell.syntax import Word
 from handrail.policy.shell.targets import _cp_operands, _option_files
 
@@ -149,16 +150,22 @@ def secret_sources(part: Part) -> list[tuple[Word, str]]:
         found = [words[1]]
     elif name in ("find", "fd", "fdfind"):
         found = _find_exec(name, words)
+    elif name in toolreads.KNOWN:
+        found = toolreads.reads(name, words, part.cwd, lambda ws: _any_path(ws, part))
     elif name not in _METADATA_ONLY:
-        # A program handrail has no table for: any word that names a file may be read by it
-        # (`sort .env`, `jq . secrets/x.json`, `openssl rsa -in k.pem`, `perl -pe1 .env`).
-        found = [_value(w, w.text.split("=", 1)[1]) if w.text.startswith("-") and "=" in w.text else w
-                 for w in words[1:] if _pathlike(w, part)]
-        found += [_value(w, w.text[3:]) for w in words[1:] if w.text.startswith("if=")]
+        found = _any_path(words, part)
     verb = "sends" if name in ("curl", "wget") else "copies" if name in (
         "cp", "mv", "install", "scp", "rsync", "tar", "zip") else "sources" if name in ("source", ".") else "reads"
     out += [(w, verb) for w in found]
     return out
+
+
+def _any_path(words: list[Word], part: Part) -> list[Word]:
+    """A program handrail has no table for: any word that names a file may be read by it
+    (`sort .env`, `perl -pe1 .env`, `dd if=.env`)."""
+    found = [_value(w, w.text.split("=", 1)[1]) if w.text.startswith("-") and "=" in w.text else w
+             for w in words[1:] if _pathlike(w, part)]
+    return found + [_value(w, w.text[3:]) for w in words[1:] if w.text.startswith("if=")]
 
 
 def _read_all(name: str, words: list[Word]) -> list[Word]:

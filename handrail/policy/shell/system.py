@@ -8,6 +8,8 @@ as the rules in `rules.py` do; `rules.findings` calls them by program name.
 
 from __future__ import annotations
 
+from handrail.policy.shell import sysqueries
+
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from handrail.policy.shell.common import Ctx, Finding
@@ -174,6 +176,10 @@ def check_services(part: Part, ctx: Ctx) -> list[Finding]:
     if name in _KERNEL:
         reads = _KERNEL_READS.get(name)
         words = [w.text for w in part.words[1:]]
+        shows = None if any(w.dyn for w in part.words[1:]) else sysqueries.query(name, words)
+        if shows is not None or name in sysqueries.MODELLED:
+            return sysqueries.shown(name, words) if shows else _why(part, "changes the kernel, the network, users "
+                                                                         "or the boot")
         if reads is not None and words and all(w in reads or (w.startswith("-") and w in reads) for w in words[:1]) \
                 and not _kernel_change(name, words):
             return []

@@ -15,6 +15,7 @@ which is handed the walk itself to parse the shell text it finds.
 from __future__ import annotations
 
 from handrail.policy.shell.cmdopts import command_options, exec_env
+from handrail.policy.shell.envvars import inherited
 from handrail.policy.shell.handlers import step
 from handrail.policy.shell.literal import (
     DASHES,
@@ -61,7 +62,10 @@ _COMMAND_LIKE = __import__("re").compile(r"^\s*[A-Za-z_./][\w./-]*\s+(?:-|[A-Za-
 def split(text: str, cwd: str | None, home: str, depth: int = 0) -> list[Part]:
     """Every simple command in `text`, in order. Raises ShellSyntaxError."""
     flat = Flat(home, depth)
-    flat.lists(parse(text, depth), State(cwd), "", [])
+    import os
+
+    # what the command inherits from the environment it runs in, as `~` is the home folder
+    flat.lists(parse(text, depth), State(cwd, vars=inherited(text, os.environ)), "", [])
     return flat.out
 
 
