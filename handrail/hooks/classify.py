@@ -80,7 +80,7 @@ def _main(argv: list[str], as_json: bool) -> int:
         why = too_large("the command", command, MAX_COMMAND_BYTES)
         if why:
             raise HandrailError(why, reason="bad_arguments")
-        answer = commands.classify(command, eng, cwd=cwd, project=project, home=home)
+        answer = commands.classify(command, eng, cwd=cwd, project=project, home=home, effects=as_json)
         agent = opts.get("--agent") or os.environ.get("HANDRAIL_AGENT")
         if agent and answer["tier"] in (1, 2):
             answer = _apply_envelope(project, str(agent), answer)

@@ -122,10 +122,27 @@ class _Verdict:
 
 
 def classify(text: str, eng: Engine, *, cwd: str, project: str, home: str,
-             parts: list[unwrap.Part] | None = None) -> dict[str, Any]:
+             parts: list[unwrap.Part] | None = None, effects: bool = False) -> dict[str, Any]:
     """The answer for one command: command, tier, decision, reasons (strictest first), message.
     `parts`: the command already split (`unwrap.split`), so that a caller asking two questions
-    of one command (what it writes, which tier) parses it once."""
+    of one command (what it writes, which tier) parses it once. With `effects`, the answer
+    also says what each part reads, writes and removes (effects.py)."""
+    answer = _classify(text, eng, cwd=cwd, project=project, home=home, parts=parts)
+    if effects and parts is None:
+        try:
+            parts = unwrap.split(text, cwd, home)
+        except ShellSyntaxError:
+            parts = []
+    if effects and parts:
+        from handrail.policy.shell.effects import described
+
+        shown = [described(p, home) for p in parts if p.words or p.redirs]
+        answer["effects"] = [e for e in shown if len(e) > 1]
+    return answer
+
+
+def _classify(text: str, eng: Engine, *, cwd: str, project: str, home: str,
+              parts: list[unwrap.Part] | None) -> dict[str, Any]:
     try:
         if parts is None:
             parts = unwrap.split(text, cwd, home)

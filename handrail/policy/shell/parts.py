@@ -16,6 +16,7 @@ TYPE_CHECKING = False  # typing itself costs milliseconds on the hot path
 if TYPE_CHECKING:
     from typing import Protocol
 
+    from handrail.policy.shell.effects import Effects
     from handrail.policy.shell.syntax import Redir
 
     class Walker(Protocol):
@@ -48,6 +49,7 @@ class Part:
         "assigns",
         "context",
         "cwd",
+        "effects",
         "extra",
         "feed",
         "feeder",
@@ -68,6 +70,7 @@ class Part:
     def __init__(self) -> None:
         self.words: list[Word] = []
         self.name = ""
+        self.effects: Effects | None = None  # effects.of_part fills it, once
         self.assigns: list[tuple[str, Word]] = []
         self.redirs: list[Redir] = []
         self.via: list[str] = []

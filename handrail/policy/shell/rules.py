@@ -29,7 +29,7 @@ from handrail.policy.shell.common import (
 from handrail.policy.shell.deletes import check_find, check_rm, check_rsync
 from handrail.policy.shell.gitrules import check_git
 from handrail.policy.shell.secrets import check_secret_reads
-from handrail.policy.shell.targets import WRITERS, _write_targets, check_paths
+from handrail.policy.shell.targets import WRITERS, check_paths
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -136,7 +136,6 @@ def home_dir() -> str:
     return os.path.expanduser("~").rstrip("/") or "/"
 
 
-# The pre-tool hooks judge each written path as an edit (handrail/policy/writes.py): the same
-# reading of a command's targets as the rules above, under a name that is part of the API.
-write_targets = _write_targets
-__all__ = ["ALWAYS_ON", "RULES", "SOURCE", "Ctx", "findings", "home_dir", "operands", "write_targets"]
+# The pre-tool hooks judge each written path as an edit (writes.py) from the same effects
+# (effects.py) as the rules above.
+__all__ = ["ALWAYS_ON", "RULES", "SOURCE", "Ctx", "findings", "home_dir", "operands"]

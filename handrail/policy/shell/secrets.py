@@ -7,7 +7,7 @@ import re
 
 from handrail.policy.shell.common import Ctx, in_project
 from handrail.policy.shell.parts import resolve
-from handrail.policy.shell.sources import _GREPS, _READ_ALL, secret_sources
+from handrail.policy.shell.sources import _GREPS, _READ_ALL
 from handrail.policy.shell.syntax import SENT, Word
 
 TYPE_CHECKING = False
@@ -46,11 +46,9 @@ def check_secret_reads(part: Part, ctx: Ctx) -> list[Finding]:
     out: list[Finding] = []
     seen: set[str] = set()
     hint = _secret_hint()
-    sources = secret_sources(part) + _linked(part)
-    if part.name in ("sed", "gsed"):
-        from handrail.policy.shell.sedscript import script_files
+    from handrail.policy.shell.effects import of_part
 
-        sources += [(w, "reads") for w in script_files(part.words, "read", part.cwd)]  # `sed 'r .env'`
+    sources = of_part(part).reads + _linked(part)
     printer = part.name in _PRINTERS
     for w, how in _expanded(sources, part, ctx, out):
         path = resolve(w, part.cwd, ctx.home)

@@ -151,7 +151,7 @@ def script_files(words: list[Word], kind: str, cwd: str | None) -> list[Word]:
         if text is None or (text == "" and not _empty_file(f.text, cwd)):
             # a script handrail cannot read (made on the same line, named at run time) may read
             # or write any file: the target is unknown
-            unknown = ScriptFile(f"$({f.text})", f.raw)
+            unknown = ScriptFile(f"$({f.text})", f"what the script {f.raw} names (not on disk yet)")
             unknown.dyn = True
             out.append(unknown)
     for text in texts:

@@ -312,3 +312,5 @@ def _git_reads(words: list[Word]) -> list[Word]:
             continue
         out.append(_value(w, t.split(":", 1)[1]) if ":" in t and not t.startswith(("/", "./")) else w)
     return out
+
+READERS = _READERS  # the reading half of the effect table (effects.py)

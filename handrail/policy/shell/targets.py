@@ -34,8 +34,8 @@ _CP_VALUES = frozenset({"-t", "--target-directory", "-S", "--suffix", "-m", "--m
                         "--exclude-from", "--include-from", "--files-from", "-T", "--no-target-directory"})
 
 
-def _write_targets(part: Part, toks: list[str]) -> tuple[list[Word], list[Word]]:
-    """(written, removed) words of a part."""
+def write_targets(part: Part) -> tuple[list[Word], list[Word]]:
+    """(written, removed) words of a part: the writing half of the effect table (effects.py)."""
     name = part.name
     words = part.words
     written: list[Word] = []
@@ -74,7 +74,8 @@ def _write_targets(part: Part, toks: list[str]) -> tuple[list[Word], list[Word]]
             if name == "mv":
                 removed += ops
         elif ops:
-            if name == "install" and "-d" in toks:
+            if name == "install" and any(w.text == "--directory" or (w.text[:1] == "-" and w.text[1:2] != "-"
+                                                                   and "d" in w.text[1:]) for w in words[1:]):
                 written += ops
             else:
                 written += ops[-1:]
@@ -270,7 +271,10 @@ def _links_protected(part: Part, ctx: Ctx) -> list[Finding]:
 
 
 def check_paths(part: Part, toks: list[str], ctx: Ctx) -> list[Finding]:
-    written, removed = _write_targets(part, toks)
+    from handrail.policy.shell.effects import of_part
+
+    eff = of_part(part)
+    written, removed = eff.writes, eff.removes
     out: list[Finding] = []
     if part.name in ("ln", "cp") and ctx.enabled("protected-paths"):
         out += _links_protected(part, ctx)
@@ -317,7 +321,7 @@ def check_paths(part: Part, toks: list[str], ctx: Ctx) -> list[Finding]:
     return out
 
 
-# Every program `_write_targets` knows the written or removed operands of: the write rules
+# Every program `write_targets` knows the written or removed operands of: the write rules
 # run for these (and for any part with a redirection).
 WRITERS = frozenset({"tee", "touch", "truncate", "mkdir", "sudoedit", "chattr", "setfacl", "sed", "gsed", "perl",
                      *_COPIERS, "dd", "chmod", "chown", "chgrp", "rm", "unlink", "rmdir", "shred", "srm", "trash",

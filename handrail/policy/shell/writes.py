@@ -1,7 +1,7 @@
 """Which files a shell command writes: each one is an edit, judged as any other edit.
 
 `echo x > src/a.py`, `tee -a notes.md`, `sed -i … f`, `cp a b`, `mv a b`, `curl -o f`:
-the classifier reads these targets already (`cmdrules.write_targets`); here they
+the classifier reads these targets already (`effects.of_part`); here they
 become absolute paths, so that the pre-tool hook asks can-edit about each of them.
 A target only known at run time (`> "$OUT"`) has no path: the classifier's rules
 judge it.
@@ -11,9 +11,8 @@ from __future__ import annotations
 
 import os
 
-from handrail.policy.shell import patterns as cmdmatch
+from handrail.policy.shell import effects, unwrap
 from handrail.policy.shell import rules as cmdrules
-from handrail.policy.shell import unwrap
 from handrail.policy.shell.syntax import ShellSyntaxError, Word
 
 # Their operands change a path's mode or make a folder, not a file's content: only
@@ -43,8 +42,8 @@ def touched_paths(parts: list[unwrap.Part], home: str) -> list[str]:
     for part in parts:
         if not part.redirs and not part.words:
             continue
-        toks, _ = cmdmatch.command_tokens(part.words, part.extra) if part.words else ([], [])
-        written, removed = cmdrules.write_targets(part, toks)
+        eff = effects.of_part(part)
+        written, removed = eff.writes, eff.removes
         for word in removed:
             path = unwrap.resolve(word, part.cwd, home)
             if path is not None and not _regenerable(path):

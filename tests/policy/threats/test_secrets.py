@@ -9,6 +9,9 @@ from threatkit import Row, category_tests
 
 CATEGORY = "secrets"
 ROWS: list[Row] = [
+    # a sed script made on the same line is not on disk when the command is judged
+    ("printf '1r .env\\n' > peek.sed; sed -f peek.sed README.md", "ask"),
+    ("sed -f \"$SCRIPT\" README.md", "ask"),
     ('sqlite3 :memory: "select readfile(\'.env\')"', 'ask'),
     ('sqlite3 :memory: "select name, data from fsdir(\'config\')"', 'ask'),
     ('cat /proc/$$/environ', 'ask'),
