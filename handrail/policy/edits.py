@@ -55,8 +55,13 @@ def _first_refusal(rels: list[str], check: Callable[[str], Refusal | None]) -> R
     return None
 
 
-def can_edit(project: str, *, task: str | None = None, file: str | None = None) -> dict[str, Any]:
-    """The answer as a dict (`allowed`, `reason`, …). Raises HandrailError on bad input."""
+def can_edit(project: str, *, task: str | None = None, file: str | None = None,
+             tree: str | None = None) -> dict[str, Any]:
+    """The answer as a dict (`allowed`, `reason`, …). Raises HandrailError on bad input.
+
+    `project` holds the tasks and contracts; `tree` is the work tree the file lies in
+    (a linked worktree of the project's repository), which its path is relative to:
+    the project itself when not given."""
     if not os.path.isdir(project):
         raise HandrailError(f"{project}: project folder not found", reason="bad_arguments")
     if task is not None:
@@ -82,7 +87,7 @@ def can_edit(project: str, *, task: str | None = None, file: str | None = None) 
             "primary_task": primary.summary(),
             "all_edit_tasks": [t.summary() for t in candidates],
         }
-    resolved = resolve_file(project, file)
+    resolved = resolve_file(tree or project, file)
     if resolved is None:
         return {"allowed": False, "reason": "out_of_scope", "task": primary.slug, "phase": primary.phase, "file": file}
     rels = resolved

@@ -37,6 +37,7 @@ DEFAULT_FORBIDDEN: tuple[tuple[str, str, str], ...] = (
 # git hooks, and each harness's permission and hook files.
 PROTECTED: tuple[tuple[str, str, str], ...] = (
     (".handrail/**", AGENTS, "handrail's policy, tasks and gates"),
+    ("**/.handrail/**", AGENTS, "a nested .handrail: never read, and made by no agent"),
     ("agents/*/autonomy-envelope.md", AGENTS, "what the operator approved each agent to do"),
     (".claude/settings*.json", AGENTS, "Claude Code permissions and hooks"),
     (".codex/**", AGENTS, "Codex rules and hooks"),
