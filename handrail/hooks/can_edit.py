@@ -58,9 +58,9 @@ def _main(argv: list[str], as_json: bool) -> int:
         file = opts.get("--file")
         tree = None
         if isinstance(file, str) and file.strip() and "\0" not in file:
-            file = file if os.path.isabs(file) else os.path.join(os.path.abspath(given), file)
-            tree = work_tree_of(file, root)
-        answer = can_edit(project, task=opts.get("--task"), file=file, tree=tree)  # type: ignore[arg-type]
+            tree = work_tree_of(os.path.join(os.path.abspath(given), file), root)
+        answer = can_edit(project, task=opts.get("--task"), file=file, tree=tree,  # type: ignore[arg-type]
+                          base=given)
         # The acting agent's autonomy envelope can only take an allowed answer away.
         agent = str(opts.get("--agent") or os.environ.get("HANDRAIL_AGENT") or "") or None
         if answer["allowed"] and agent:
@@ -90,10 +90,8 @@ def _print(text: str, *, err: bool = False) -> None:
 
 
 def _record_refusal(project: str, agent: str | None, answer: dict[str, Any], text: str) -> None:
-    """Refusals only, so the allowed hot path never pays for sqlite. Best effort, and
-    only where handrail guards the root: a read-only question creates no `.handrail/`."""
-    if not os.path.isdir(os.path.join(project, ".handrail")):
-        return
+    """Refusals only, so the allowed hot path never pays for sqlite. Best effort. The log
+    is the pinned root's: a question asked from a subfolder creates nothing there."""
     try:
         from handrail.records.events import record
 

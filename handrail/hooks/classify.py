@@ -267,8 +267,6 @@ def _record(project: str, answer: dict[str, Any], tool: str | None) -> None:
     from handrail.policy.shell.engine import summary
     from handrail.records.events import record
 
-    if not os.path.isdir(os.path.join(project, ".handrail")):
-        return  # a folder handrail does not guard gets no log
     event = "command_blocked" if answer["decision"] == "ask" else "command_notified"
     payload = {"command": answer["command"], "tier": answer["tier"], "decision": answer["decision"],
                "reasons": answer["reasons"], "tool": tool}
