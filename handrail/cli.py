@@ -22,12 +22,18 @@ F = Callable[..., Any]
 
 def _pinned(ctx: click.Context, param: click.Parameter, value: str | None) -> str | None:
     """The project root around the folder given (handrail/projectroot.py): a subfolder,
-    a nested `.handrail` or a linked worktree never chooses another policy."""
+    a nested `.handrail` or a linked worktree never chooses another policy. A folder
+    named on the command line is where the search starts; by default, the harness's
+    project folder or the current one."""
     if value is None:
         return None
+    from click.core import ParameterSource
+
     from handrail.projectroot import find_root
 
-    return find_root(value, os.environ)
+    if ctx.get_parameter_source(param.name or "") == ParameterSource.DEFAULT:
+        return find_root(value, os.environ)
+    return find_root(value, os.environ, given=os.path.abspath(value))
 
 
 def project_option(f: F) -> F:

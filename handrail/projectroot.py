@@ -7,9 +7,10 @@ Finding it from the folder a call runs in would let an agent pick its policy: a
 
 1. **Where to start.** The folder the harness names as the project, when it names
    one: `given` (a payload field the harness fills: OpenCode's `directory`, Cursor's
-   `workspace_roots`, Cline's `workspaceRoots`), else the first of HARNESS_DIRS set in
-   `env`. Pre-tool hooks run as children of the harness, so a value in their
-   environment is the harness's, not something the agent's shell chose. Else `cwd`.
+   `workspace_roots`, Cline's `workspaceRoots`; or a `--project` typed on a command
+   line), else the first of HARNESS_DIRS set in `env`. Pre-tool hooks run as children
+   of the harness, so a value in their environment is the harness's, not something
+   the agent's shell chose. Else `cwd`.
    Git hooks pass an empty `env`: there git has already chosen the repository.
 2. **Inside a git work tree, git wins.** The root is the top of the work tree around
    the start (read from `.git` itself: no git library on the hook path), not the

@@ -15,7 +15,6 @@ sys.path.insert(0, str(Path(__file__).parent / "git"))  # gitkit: a repository d
 from gitkit import AGENT, Project, refused
 
 from handrail import install_hooks
-from handrail.policy import gates as gatemod
 from handrail.policy import protocol as protocols
 from handrail.projectroot import HARNESS_DIRS, find_root
 
@@ -101,7 +100,7 @@ def test_a_repository_made_inside_the_project_keeps_the_projects_policy(guarded:
     git(inner, "init", "-q")
     nest(inner)  # unguarded until it holds .handrail: that is an edit agents are refused
     (inner / ".handrail").rename(inner / "h")
-    code, out = hook("claude", claude_bash(DEPLOY, inner), cwd=inner)
+    _, out = hook("claude", claude_bash(DEPLOY, inner), cwd=inner)
     assert decision(out) == "ask", out
     assert find_root(str(inner), {}) == str(guarded)
 
@@ -124,9 +123,9 @@ def test_an_agent_edit_of_a_nested_handrail_is_refused_everywhere(guarded: Path)
     r = run_handrail("can-edit", "--json", "--file", "src/.handrail/x", cwd=guarded)
     answer = json.loads(r.stdout.splitlines()[-1])
     assert r.returncode == 1 and answer["reason"] == "protected_path" and answer["rule"] == "**/.handrail/**"
-    code, out = hook("claude", claude_write(target, guarded / "src"), cwd=guarded / "src")
+    _code, out = hook("claude", claude_write(target, guarded / "src"), cwd=guarded / "src")
     assert decision(out) == "deny" and "is protected" in out
-    code, out = hook("claude", claude_bash("echo '{}' > .handrail/autonomy-protocol.json", guarded / "src"),
+    _, out = hook("claude", claude_bash("echo '{}' > .handrail/autonomy-protocol.json", guarded / "src"),
                      cwd=guarded / "src")
     assert decision(out) == "deny" and "src/.handrail/autonomy-protocol.json" in out
     install_hooks.install(str(guarded / ".git" / "hooks"), str(guarded))
@@ -144,9 +143,9 @@ def test_the_harness_project_folder_starts_the_search_and_git_wins(guarded: Path
     pkg = guarded / "pkg"
     nest(pkg)
     env = {"CLAUDE_PROJECT_DIR": str(pkg)}
-    code, out = hook("claude", claude_bash(DEPLOY, pkg), cwd=pkg, env=env)
+    _code, out = hook("claude", claude_bash(DEPLOY, pkg), cwd=pkg, env=env)
     assert decision(out) == "ask", out
-    code, out = hook("claude", claude_write(guarded / "src" / "app.py", pkg), cwd=pkg, env=env)
+    _, out = hook("claude", claude_write(guarded / "src" / "app.py", pkg), cwd=pkg, env=env)
     assert decision(out) == "allow", out
     assert find_root("/", env) == str(guarded)  # the call's folder does not choose
 
@@ -157,7 +156,7 @@ def test_outside_git_the_harness_folder_is_the_project(tmp_path: Path) -> None:
     (proj / ".handrail" / "autonomy-protocol.json").write_text(policy([], [DEPLOY]))
     nest(proj / "src")
     env = {"CLAUDE_PROJECT_DIR": str(proj)}
-    code, out = hook("claude", claude_bash(DEPLOY, proj / "src"), cwd=proj / "src", env=env)
+    _, out = hook("claude", claude_bash(DEPLOY, proj / "src"), cwd=proj / "src", env=env)
     assert decision(out) == "ask", out
     assert find_root(str(proj / "src"), env) == str(proj)
     # Without one, the nearest protocol up from the call's folder (a nested one is an edit agents are refused).
@@ -169,7 +168,7 @@ def test_a_payload_project_folder_is_the_harness_word(guarded: Path) -> None:
     nest(guarded / "src")
     payload = {"tool": "bash", "args": {"command": DEPLOY, "workdir": str(guarded / "src")},
                "directory": str(guarded)}
-    code, out = hook("opencode", payload, cwd=guarded / "src")
+    _, out = hook("opencode", payload, cwd=guarded / "src")
     assert '"deny"' in out, out
 
 
@@ -180,9 +179,9 @@ def test_a_linked_worktree_belongs_to_its_main_repository(guarded: Path, tmp_pat
     for where in (guarded / "src" / "wt", tmp_path / "wt"):
         git(guarded, "worktree", "add", "-q", str(where), "-b", where.parent.name)
         assert find_root(str(where / "src"), {}) == str(guarded)
-        code, out = hook("claude", claude_write(where / "src" / "app.py", where), cwd=where)
+        _code, out = hook("claude", claude_write(where / "src" / "app.py", where), cwd=where)
         assert decision(out) == "allow", out  # judged relative to the worktree, by the main tasks
-        code, out = hook("claude", claude_write(where / ".env", where), cwd=where)
+        _, out = hook("claude", claude_write(where / ".env", where), cwd=where)
         assert decision(out) == "deny", out
 
 

@@ -53,7 +53,7 @@ def _main(argv: list[str], as_json: bool) -> int:
         given = str(opts.get("--project", "."))
         if not os.path.isdir(given):
             raise HandrailError(f"{given}: project folder not found", reason="bad_arguments")
-        root = locate(given, os.environ)
+        root = locate(given, os.environ, given=os.path.abspath(given) if "--project" in opts else None)
         project = root.path
         file = opts.get("--file")
         tree = None

@@ -62,7 +62,7 @@ def _main(argv: list[str], as_json: bool) -> int:
         from handrail.projectroot import find_root
 
         # --project (else the current folder) is where the search starts; the root is pinned.
-        project = find_root(str(given) if given is not None else cwd, os.environ)
+        project = find_root(cwd, os.environ, given=os.path.abspath(str(given)) if given is not None else None)
         from handrail.policy import protocol as protocols
         from handrail.policy.shell import engine as commands
         from handrail.policy.shell.rules import home_dir

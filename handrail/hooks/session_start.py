@@ -47,7 +47,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         harness = str(opts.get("--harness") or "claude").lower()
         from handrail.projectroot import find_root
 
-        project = find_root(str(opts.get("--project") or "."), os.environ)
+        given = opts.get("--project")
+        project = find_root(".", os.environ, given=os.path.abspath(str(given)) if given else None)
         line = session_context(str(project))
         if line:
             sys.stdout.write(render(harness, line) + "\n")
