@@ -20,10 +20,26 @@ from handrail.errors import EXIT_ERROR, HandrailError
 F = Callable[..., Any]
 
 
+def _pinned(ctx: click.Context, param: click.Parameter, value: str | None) -> str | None:
+    """The project root around the folder given (handrail/projectroot.py): a subfolder,
+    a nested `.handrail` or a linked worktree never chooses another policy. A folder
+    named on the command line is where the search starts; by default, the harness's
+    project folder or the current one."""
+    if value is None:
+        return None
+    from click.core import ParameterSource
+
+    from handrail.projectroot import find_root
+
+    if ctx.get_parameter_source(param.name or "") == ParameterSource.DEFAULT:
+        return find_root(value, os.environ)
+    return find_root(value, os.environ, given=os.path.abspath(value))
+
+
 def project_option(f: F) -> F:
     return click.option(
-        "--project", "-p", default=".", show_default=True, type=click.Path(file_okay=False),
-        help="The repository handrail guards.",
+        "--project", "-p", default=".", show_default=True, type=click.Path(file_okay=False), callback=_pinned,
+        help="A folder of the repository handrail guards (its root is found from there).",
     )(f)
 
 
@@ -369,7 +385,7 @@ def notify_command(level: str, topic: str, message: str, agent: str | None, task
 
 
 def root_option(f: F) -> F:
-    return click.option("--root", type=click.Path(file_okay=False),
+    return click.option("--root", type=click.Path(file_okay=False), callback=_pinned,
                         help="The folder holding agents/<agent>/autonomy-envelope.md (default: the project).")(f)
 
 

@@ -10,6 +10,7 @@ import pytest
 from helpers import git, run_handrail
 
 from handrail.policy.agents import VARIABLES as AGENT_MARKERS
+from handrail.projectroot import HARNESS_DIRS
 
 PINNED_GIT_ENV = {
     "GIT_AUTHOR_NAME": "Test Author",
@@ -25,6 +26,8 @@ AGENT_ENV = ("CLAUDECODE", "CLAUDE_CODE_ENTRYPOINT", "CODEX_SANDBOX", "CODEX_SAN
              "AIDER", "HANDRAIL_AGENT", "HANDRAIL_TASK")
 # ... and every variable handrail reads as an agent's marker (handrail/policy/agents.py).
 AGENT_ENV += tuple(v for v in AGENT_MARKERS if v not in AGENT_ENV and not v.startswith("GIT_"))
+# ... and the harnesses' project folders, which choose where the project root is searched from.
+AGENT_ENV += tuple(name for name, _ in HARNESS_DIRS if name not in AGENT_ENV)
 
 
 @pytest.fixture(autouse=True)

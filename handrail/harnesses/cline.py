@@ -37,6 +37,14 @@ READ_TOOLS = frozenset({"read_file"})
 
 
 def question(payload: object) -> Question | None:
+    q = _question(payload)
+    if q is not None:  # the folder the harness names as the project: it, not the call's cwd, picks the root
+        data = need_dict(payload, "payload")
+        q.project = opt_roots(data, "workspaceRoots")
+    return q
+
+
+def _question(payload: object) -> Question | None:
     data = need_dict(payload, "payload")
     call = need_dict(data.get("preToolUse"), "preToolUse")
     tool = need_str(call, "toolName", "preToolUse")

@@ -50,6 +50,14 @@ EVENTS = SHELL_EVENTS | READ_EVENTS | TOOL_EVENTS | frozenset({
 
 
 def question(payload: object) -> Question | None:
+    q = _question(payload)
+    if q is not None:  # the folder the harness names as the project: it, not the call's cwd, picks the root
+        data = need_dict(payload, "payload")
+        q.project = opt_roots(data, "workspace_roots")
+    return q
+
+
+def _question(payload: object) -> Question | None:
     data = need_dict(payload, "payload")
     event = event_of(data, EVENTS)
     cwd = opt_str(data, "cwd") or opt_roots(data, "workspace_roots")

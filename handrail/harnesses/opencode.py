@@ -40,6 +40,14 @@ READ_TOOLS = frozenset({"read"})
 
 
 def question(payload: object) -> Question | None:
+    q = _question(payload)
+    if q is not None:  # the folder the harness names as the project: it, not the call's cwd, picks the root
+        data = need_dict(payload, "payload")
+        q.project = opt_str(data, "directory") or opt_str(data, "worktree")
+    return q
+
+
+def _question(payload: object) -> Question | None:
     data = need_dict(payload, "payload")
     tool = need_str(data, "tool", "payload")
     cwd = opt_str(data, "directory") or opt_str(data, "worktree")

@@ -46,14 +46,22 @@ def _main(argv: list[str], as_json: bool) -> int:
             why = too_large(f"the {name} path", str(opts.get(name, "")), MAX_PATH_BYTES)
             if why:
                 raise HandrailError(why, reason="bad_arguments")
-        project = str(opts.get("--project", "."))
         from handrail.policy.edits import can_edit, explain
+        from handrail.projectroot import locate, work_tree_of
 
-        answer = can_edit(
-            project,
-            task=opts.get("--task"),  # type: ignore[arg-type]
-            file=opts.get("--file"),  # type: ignore[arg-type]
-        )
+        # --project (else the current folder) only says where to look, and what a
+        # relative --file is relative to: the root is the pinned one around it.
+        given = str(opts.get("--project", "."))
+        if not os.path.isdir(given):
+            raise HandrailError(f"{given}: project folder not found", reason="bad_arguments")
+        root = locate(given, os.environ, given=os.path.abspath(given) if "--project" in opts else None)
+        project = root.path
+        file = opts.get("--file")
+        tree = None
+        if isinstance(file, str) and file.strip() and "\0" not in file:
+            tree = work_tree_of(os.path.join(os.path.abspath(given), file), root)
+        answer = can_edit(project, task=opts.get("--task"), file=file, tree=tree,  # type: ignore[arg-type]
+                          base=given)
         # The acting agent's autonomy envelope can only take an allowed answer away.
         agent = str(opts.get("--agent") or os.environ.get("HANDRAIL_AGENT") or "") or None
         if answer["allowed"] and agent:
@@ -85,7 +93,8 @@ def _print(text: str, *, err: bool = False) -> None:
 
 
 def _record(project: str, event: str, agent: str | None, answer: dict[str, Any], text: str) -> None:
-    """Refusals and notices only, so the allowed hot path never pays for sqlite. Best effort."""
+    """Refusals and notices only, so the allowed hot path never pays for sqlite. Best effort. The
+    log is the pinned root's: a question asked from a subfolder creates nothing there."""
     try:
         from handrail.records.events import record
 

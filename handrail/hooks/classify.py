@@ -31,7 +31,6 @@ if TYPE_CHECKING:
 USAGE = ("usage: handrail classify [--json] [--tool NAME] [--project P] [--protocol PATH] [--agent A] COMMAND\n"
          "       handrail classify --batch FILE|- [--tool NAME] [--project P] [--protocol PATH]")
 OPTIONS = {"--json": False, "--tool": True, "--project": True, "--protocol": True, "--batch": True, "--agent": True}
-PROJECT_MARKERS = (".handrail", ".git")
 
 
 def main(argv: list[str]) -> int:
@@ -60,7 +59,10 @@ def _main(argv: list[str], as_json: bool) -> int:
             raise HandrailError(f"unexpected argument '{args[0]}' with --batch", reason="bad_arguments")
         given = opts.get("--project")
         cwd = os.getcwd()
-        project = os.path.abspath(str(given)) if given is not None else find_project(cwd)
+        from handrail.projectroot import find_root
+
+        # --project (else the current folder) is where the search starts; the root is pinned.
+        project = find_root(cwd, os.environ, given=os.path.abspath(str(given)) if given is not None else None)
         from handrail.policy import protocol as protocols
         from handrail.policy.shell import engine as commands
         from handrail.policy.shell.rules import home_dir
@@ -128,18 +130,6 @@ def _emit(text: str) -> None:
         sys.stdout.flush()
     except BrokenPipeError:
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
-
-
-def find_project(cwd: str) -> str:
-    """The nearest folder up from `cwd` that holds `.handrail` or `.git`; `cwd` when none does."""
-    path = cwd
-    while True:
-        if any(os.path.exists(os.path.join(path, m)) for m in PROJECT_MARKERS):
-            return path
-        parent = os.path.dirname(path)
-        if parent == path:
-            return cwd
-        path = parent
 
 
 def run_batch(source: str, eng: object, *, cwd: str, project: str, home: str) -> int:

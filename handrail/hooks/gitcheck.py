@@ -126,7 +126,11 @@ def guarded(action: str, event: str, body: Callable[[pygit2.Repository, str], in
     next_step = ""
     try:
         repo = git.open_repo(".")
-        project = git.workdir(repo)
+        from handrail.projectroot import find_root
+
+        # git chose the repository: no harness folder from the environment may move it.
+        # A linked worktree's root is its main work tree, whose gates and tasks count.
+        project = find_root(git.workdir(repo), {})
         return body(repo, project)
     except HandrailError as e:
         why = str(e)

@@ -15,8 +15,9 @@ from collections.abc import Sequence
 def main(argv: Sequence[str] | None = None) -> int:
     try:
         from handrail.memory.prepare import hook_main
+        from handrail.projectroot import find_root
 
-        hook_main(".")
+        hook_main(find_root(".", {}))
     except BaseException as e:  # noqa: BLE001 - never fail a commit that is already made
         if isinstance(e, SystemExit):
             return 0

@@ -39,17 +39,20 @@ class TooLarge(BadPayload):
 
 class Question:
     """What the agent wants to do. `paths` for edits and reads (as the harness gave
-    them; relative ones are relative to `cwd`), `command` for shell."""
+    them; relative ones are relative to `cwd`), `command` for shell. `project`: the
+    folder the harness itself names as the project in its payload, if it does; the
+    call's `cwd` never chooses the project (handrail/projectroot.py)."""
 
-    __slots__ = ("command", "cwd", "kind", "paths", "tool")
+    __slots__ = ("command", "cwd", "kind", "paths", "project", "tool")
 
     def __init__(self, kind: str, tool: str, *, paths: list[str] | None = None, command: str = "",
-                 cwd: str = "") -> None:
+                 cwd: str = "", project: str = "") -> None:
         self.kind = kind
         self.tool = tool
         self.paths = paths or []
         self.command = command
         self.cwd = cwd
+        self.project = project
 
     def __repr__(self) -> str:
         return f"Question({self.kind!r}, {self.tool!r}, paths={self.paths!r}, command={self.command!r})"
@@ -147,23 +150,25 @@ def decide(q: Question, *, harness: str, agent: str | None, can_ask: bool) -> An
     if q.kind == OTHER:
         return Answer(NONE)
     cwd = os.path.abspath(q.cwd) if q.cwd else os.getcwd()
-    from handrail.hooks.classify import find_project
+    from handrail.projectroot import locate
 
-    project = find_project(cwd)
+    # The hook's environment is the harness's: its project folder there is trusted.
+    root = locate(cwd, os.environ, given=q.project or None)
+    project = root.path
     if q.kind == READ:
         return _reads(q, project, cwd)
     if q.kind == EDIT:
         if not q.paths:
             raise BadPayload(f"{q.tool}: an edit that names no file")
         notices: list[str] = []
-        refused = _edit_refusal(q.paths, project, cwd, agent, harness, q.tool, notices=notices)
+        refused = _edit_refusal(q.paths, root, cwd, agent, harness, q.tool, notices=notices)
         if refused is not None:
             return refused
         if notices:
             return Answer(NOTIFY, f"{PREFIX}notice: {'; '.join(notices)}")
         return Answer(ALLOW, f"{PREFIX}allowed: {_edited(q.paths, project, cwd)} inside the task's scope")
     if q.kind == SHELL:
-        return _shell(q, project, cwd, harness=harness, agent=agent, can_ask=can_ask)
+        return _shell(q, root, cwd, harness=harness, agent=agent, can_ask=can_ask)
     raise BadPayload(f"unknown question kind {q.kind!r}")
 
 
@@ -198,16 +203,20 @@ def _reads(q: Question, project: str, cwd: str) -> Answer:
     return Answer(NONE)
 
 
-def _edit_refusal(paths: list[str], project: str, cwd: str, agent: str | None, harness: str,
+def _edit_refusal(paths: list[str], root: Any, cwd: str, agent: str | None, harness: str,
                   tool: str, command: str | None = None, notices: list[str] | None = None) -> Answer | None:
     """The deny for the first path can-edit refuses (recorded as `edit_refused`), or None.
     An allowed path that the protocol's write_paths opened adds its notice to `notices`
-    (recorded as `edit_notified`)."""
+    (recorded as `edit_notified`). A path in a linked worktree of the project's repository is
+    judged relative to that worktree, against the root's tasks."""
     from handrail.hooks.can_edit import EDIT_NOTIFIED, ENVELOPE_REFUSAL
     from handrail.policy.edits import can_edit, explain
+    from handrail.projectroot import work_tree_of
 
+    project = root.path
     for given in paths:
-        answer = can_edit(project, file=_absolute(given, cwd))
+        file = _absolute(given, cwd)
+        answer = can_edit(project, file=file, tree=work_tree_of(file, root))
         if answer["allowed"] and agent:
             from handrail.records.envelope_states import apply_to_edit
 
@@ -230,13 +239,15 @@ def _edit_refusal(paths: list[str], project: str, cwd: str, agent: str | None, h
     return None
 
 
-def _shell(q: Question, project: str, cwd: str, *, harness: str, agent: str | None, can_ask: bool) -> Answer:
+def _shell(q: Question, root: Any, cwd: str, *, harness: str, agent: str | None, can_ask: bool) -> Answer:
     from handrail.policy import protocol as protocols
     from handrail.policy.shell import engine as commands
     from handrail.policy.shell import unwrap, writes
     from handrail.policy.shell.rules import home_dir
     from handrail.policy.shell.syntax import ShellSyntaxError
+    from handrail.projectroot import work_tree_of
 
+    project = root.path
     command = q.command
     home = home_dir()
     try:  # parsed once, for both questions: what it touches, and which tier it is in
@@ -245,9 +256,9 @@ def _shell(q: Question, project: str, cwd: str, *, harness: str, agent: str | No
         parts = None  # classify answers tier 3 for it
     # What the command writes or removes inside the project is an edit, and gets can-edit's answer.
     targets = [p for p in (writes.touched_paths(parts, home) if parts is not None else [])
-               if not p.startswith("/dev/") and _inside(p, project) is not None]
+               if not p.startswith("/dev/") and _inside(p, work_tree_of(p, root)) is not None]
     if targets:
-        refused = _edit_refusal(targets, project, cwd, agent, harness, q.tool, command)
+        refused = _edit_refusal(targets, root, cwd, agent, harness, q.tool, command)
         if refused is not None:
             return refused
     proto = protocols.load(project)

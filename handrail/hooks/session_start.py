@@ -15,9 +15,9 @@ Output per harness (stdout, exit 0):
 Without `--harness`, Claude Code's shape.
 
 Never fails and never slows a start: no manifest, a broken one, or any error means
-exit 0 with nothing printed. Imports nothing heavy. The project is `--project`,
-else `$CLAUDE_PROJECT_DIR` / `$GEMINI_PROJECT_DIR`, else the git work tree around
-the current folder. Standard input (the harness's event) is not read.
+exit 0 with nothing printed. Imports nothing heavy. The project is the pinned
+root of handrail/projectroot.py (searched from `--project`, else the current
+folder). Standard input (the harness's event) is not read.
 """
 
 from __future__ import annotations
@@ -28,18 +28,6 @@ import sys
 from collections.abc import Sequence
 
 EVENT_SHAPED = frozenset({"claude", "codex", "gemini"})
-
-
-def find_project(start: str) -> str:
-    """The nearest folder up from `start` holding `.git` (a folder or a worktree's file)."""
-    here = os.path.abspath(start)
-    while True:
-        if os.path.exists(os.path.join(here, ".git")):
-            return here
-        parent = os.path.dirname(here)
-        if parent == here:
-            return os.path.abspath(start)
-        here = parent
 
 
 def render(harness: str, line: str) -> str:
@@ -57,8 +45,10 @@ def main(argv: Sequence[str] | None = None) -> int:
 
         opts, _ = parse(list(argv or []), {"--harness": True, "--project": True})
         harness = str(opts.get("--harness") or "claude").lower()
-        project = (opts.get("--project") or os.environ.get("CLAUDE_PROJECT_DIR")
-                   or os.environ.get("GEMINI_PROJECT_DIR") or find_project("."))
+        from handrail.projectroot import find_root
+
+        given = opts.get("--project")
+        project = find_root(".", os.environ, given=os.path.abspath(str(given)) if given else None)
         line = session_context(str(project))
         if line:
             sys.stdout.write(render(harness, line) + "\n")

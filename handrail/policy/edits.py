@@ -37,17 +37,18 @@ def _inside(path: str, roots: tuple[str, ...]) -> str | None:
     return None
 
 
-def resolve_file(project: str, file: str) -> list[str] | None:
+def resolve_file(project: str, file: str, base: str | None = None) -> list[str] | None:
     """The file's project-relative paths, as written (`..` collapsed) and after
     resolving symbolic links; None when either lies outside the project. Both are
-    judged, so neither a link nor a `..` can carry an edit past a rule."""
+    judged, so neither a link nor a `..` can carry an edit past a rule. A relative
+    `file` is relative to `base` (the caller's folder), else to the project."""
     if "\0" in file:
         raise HandrailError("the file path contains a NUL byte", reason="bad_arguments")
     if not file.strip():
         raise HandrailError("--file needs a path", reason="bad_arguments")
     literal_root = os.path.abspath(project)
     real_root = os.path.realpath(project)
-    joined = file if os.path.isabs(file) else os.path.join(literal_root, file)
+    joined = file if os.path.isabs(file) else os.path.join(os.path.abspath(base or literal_root), file)
     literal = _inside(os.path.normpath(joined), (literal_root, real_root))
     real = _inside(os.path.realpath(joined), (real_root,))
     if literal is None or real is None:
@@ -63,8 +64,14 @@ def _first_refusal(rels: list[str], check: Callable[[str], Refusal | None]) -> R
     return None
 
 
-def can_edit(project: str, *, task: str | None = None, file: str | None = None) -> dict[str, Any]:
-    """The answer as a dict (`allowed`, `reason`, …). Raises HandrailError on bad input."""
+def can_edit(project: str, *, task: str | None = None, file: str | None = None,
+             tree: str | None = None, base: str | None = None) -> dict[str, Any]:
+    """The answer as a dict (`allowed`, `reason`, …). Raises HandrailError on bad input.
+
+    `project` holds the tasks and contracts; `tree` is the work tree the file lies in
+    (a linked worktree of the project's repository), which its path is relative to:
+    the project itself when not given. A relative `file` is relative to `base`, else
+    to `tree`."""
     if not os.path.isdir(project):
         raise HandrailError(f"{project}: project folder not found", reason="bad_arguments")
     if task is not None:
@@ -90,7 +97,7 @@ def can_edit(project: str, *, task: str | None = None, file: str | None = None) 
             "primary_task": primary.summary(),
             "all_edit_tasks": [t.summary() for t in candidates],
         }
-    resolved = resolve_file(project, file)
+    resolved = resolve_file(tree or project, file, base)
     if resolved is None:
         return {"allowed": False, "reason": "out_of_scope", "task": primary.slug, "phase": primary.phase, "file": file}
     rels = resolved

@@ -30,7 +30,8 @@ def path_for(root: str, agent: str) -> str:
 def display_for(root: str, agent: str) -> str:
     """The path people see: relative to the project when the root is the project."""
     rel = policy.envelope_path(agent)
-    return rel if os.path.normpath(root) == os.curdir else os.path.join(root, rel)
+    here = os.path.normpath(root) == os.curdir or os.path.abspath(root) == os.getcwd()
+    return rel if here else os.path.join(root, rel)
 
 
 def _cache_file(agent: str, text: str) -> str:

@@ -81,7 +81,7 @@ def test_guard_lists_each_rule_whom_it_binds_and_where_it_comes_from(project: Pr
     rules = {(x["kind"], x["pattern"]): x for x in found["path_rules"]}
     assert rules[("forbidden", ".env*")]["binds"] == "everyone"
     assert rules[("forbidden", "package-lock.json")]["binds"] == "agents"
-    assert rules[("protected", ".handrail/**")]["source"] == "handrail protected paths"
+    assert rules[("protected", "**/.handrail/**")]["source"] == "handrail protected paths"
     contract = ".handrail/tasks/login/harness-contract.json"
     assert rules[("contract_forbidden", "src/vendor/**")]["source"] == contract
     assert rules[("contract_allowed", "src/**")]["task"] == "login"
