@@ -63,6 +63,7 @@ def env_template(path: str) -> bool:
 # git hooks, and each harness's permission and hook files.
 PROTECTED: tuple[tuple[str, str, str], ...] = (
     ("**/.handrail/**", AGENTS, "handrail's policy, tasks and gates (at any depth: a nested one is never read)"),
+    (".aioson/config/autonomy-protocol.json", AGENTS, "the policy handrail reads where .handrail has none"),
     ("agents/*/autonomy-envelope.md", AGENTS, "what the operator approved each agent to do"),
     (".claude/settings*.json", AGENTS, "Claude Code permissions and hooks"),
     (".codex/**", AGENTS, "Codex rules and hooks"),

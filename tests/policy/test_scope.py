@@ -63,6 +63,7 @@ PROTECTED_PATHS = [
     (".github/hooks/handrail.json", ".github/hooks/**"),
     (".clinerules/hooks/PreToolUse", ".clinerules/hooks/**"),
     (".pre-commit-config.yaml", ".pre-commit-config.yaml"),
+    (".aioson/config/autonomy-protocol.json", ".aioson/config/autonomy-protocol.json"),
 ]
 
 
