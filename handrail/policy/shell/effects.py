@@ -35,7 +35,7 @@ class Effects:
 def of_part(part: Part) -> Effects:
     """The files `part` reads, writes and removes, as words (resolve them against the part's cwd)."""
     known = part.effects
-    if known is None:
+    if not isinstance(known, Effects):
         from handrail.policy.shell.sources import secret_sources
         from handrail.policy.shell.targets import write_targets
 

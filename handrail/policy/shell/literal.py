@@ -8,7 +8,7 @@ The walk uses these to judge what a shell will really read: `echo 'rm -rf x' | s
 
 from __future__ import annotations
 
-from handrail.policy.shell.envvars import UNSET, expand
+from handrail.policy.shell.envvars import TEMP_VARS, UNSET, expand
 from handrail.policy.shell.parts import SHELLS, has_download, prog_name
 from handrail.policy.shell.syntax import Simple, Word
 
@@ -49,6 +49,8 @@ def _known(w: Word, st: State) -> Word:
         return w
     text = expand(w, st.vars)  # an inherited variable (`$TMPDIR/x`) first
     if text is None:
+        if ".." in w.text.split("/") and any(v in w.raw for v in TEMP_VARS):
+            return w  # `$TMPDIR/../x` climbs out of the folder the variable names: left unknown
         name = _var_name(w)
         text = st.vars.get(name) if name is not None else substituted(w.raw, st.vars)
         if text is None or UNSET in text:

@@ -16,7 +16,6 @@ TYPE_CHECKING = False  # typing itself costs milliseconds on the hot path
 if TYPE_CHECKING:
     from typing import Protocol
 
-    from handrail.policy.shell.effects import Effects
     from handrail.policy.shell.syntax import Redir
 
     class Walker(Protocol):
@@ -70,7 +69,7 @@ class Part:
     def __init__(self) -> None:
         self.words: list[Word] = []
         self.name = ""
-        self.effects: Effects | None = None  # effects.of_part fills it, once
+        self.effects: object = None  # effects.of_part fills it, once
         self.assigns: list[tuple[str, Word]] = []
         self.redirs: list[Redir] = []
         self.via: list[str] = []

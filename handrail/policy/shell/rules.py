@@ -27,6 +27,7 @@ from handrail.policy.shell.common import (
     operands,
 )
 from handrail.policy.shell.deletes import check_find, check_rm, check_rsync
+from handrail.policy.shell.effects import of_part
 from handrail.policy.shell.gitrules import check_git
 from handrail.policy.shell.secrets import check_secret_reads
 from handrail.policy.shell.targets import WRITERS, check_paths
@@ -120,7 +121,8 @@ def findings(part: Part, toks: list[str], ctx: Ctx) -> list[Finding]:
     if name.startswith("mkfs") and ctx.enabled("disk-write"):
         out += check_disk(part, toks, ctx)
     if part.redirs or name in WRITERS:
-        out += check_paths(part, toks, ctx)
+        eff = of_part(part)
+        out += check_paths(part, eff.writes, eff.removes, ctx)
     if (part.words or part.redirs) and ctx.enabled("secret-read"):
         out += check_secret_reads(part, ctx)
     if (part.assigns or name in ("export", "declare", "typeset", "local", "readonly")) and \

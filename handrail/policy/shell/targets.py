@@ -74,8 +74,7 @@ def write_targets(part: Part) -> tuple[list[Word], list[Word]]:
             if name == "mv":
                 removed += ops
         elif ops:
-            if name == "install" and any(w.text == "--directory" or (w.text[:1] == "-" and w.text[1:2] != "-"
-                                                                   and "d" in w.text[1:]) for w in words[1:]):
+            if name == "install" and any(_is_dir_flag(w.text) for w in words[1:]):
                 written += ops
             else:
                 written += ops[-1:]
@@ -115,6 +114,11 @@ def write_targets(part: Part) -> tuple[list[Word], list[Word]]:
     elif name == "git" and len(words) > 1 and words[1].text == "format-patch":
         written += _option_files(words, ("-o", "--output-directory"))
     return written, removed
+
+
+def _is_dir_flag(t: str) -> bool:
+    """`install -d`, `-Dd`, `--directory`: its operands are folders it makes."""
+    return t == "--directory" or (t[:1] == "-" and t[1:2] != "-" and "d" in t[1:])
 
 
 def _git_moves(words: list[Word]) -> tuple[list[Word], list[Word]]:
@@ -270,11 +274,8 @@ def _links_protected(part: Part, ctx: Ctx) -> list[Finding]:
     return out
 
 
-def check_paths(part: Part, toks: list[str], ctx: Ctx) -> list[Finding]:
-    from handrail.policy.shell.effects import of_part
-
-    eff = of_part(part)
-    written, removed = eff.writes, eff.removes
+def check_paths(part: Part, written: list[Word], removed: list[Word], ctx: Ctx) -> list[Finding]:
+    """The rules on where a part writes and removes (its effects: effects.of_part)."""
     out: list[Finding] = []
     if part.name in ("ln", "cp") and ctx.enabled("protected-paths"):
         out += _links_protected(part, ctx)
