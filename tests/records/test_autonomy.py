@@ -12,6 +12,8 @@ from pathlib import Path
 import pytest
 from helpers import HANDRAIL, in_terminal, run_handrail
 
+from handrail.policy import tasks
+
 WriteEnvelope = Callable[..., Path]  # the `write_envelope` fixture of this folder's conftest
 FILE = Path("agents") / "claude" / "autonomy-envelope.md"
 
@@ -144,7 +146,7 @@ def test_corrupted_envelope_is_reported_with_its_key_and_left_intact(repo: Path,
     assert path.read_bytes() == raw
     assert not (repo / ".handrail" / "backups").exists()
     # can-edit for that agent fails closed rather than guess
-    run_handrail("task", "new", "t1", "--phase", "implement", cwd=repo)
+    tasks.new_task(str(repo), "t1", phase="implement")
     r = run_handrail("can-edit", "--file", "src/a.py", "--agent", "claude", "--json", cwd=repo)
     assert r.returncode == 2 and json.loads(r.stdout.splitlines()[-1])["allowed"] is False
 
