@@ -72,7 +72,7 @@ TABLE: dict[str, Repl] = {
     **dict.fromkeys(("vi", "vim", "nvim", "nvi", "ex", "ed", "nano", "emacs", "emacsclient", "pico", "joe",
                      "mg", "micro", "kak", "hx"), _r(always=True)),
 }
-_HELP = frozenset({"--version", "-v", "-V", "--help", "-h", "-version", "-help"})
+_HELP = frozenset({"--version", "--help", "-version", "-help"})  # -h, -v: a host, a verbosity in many
 _RAILS_CONSOLES = frozenset({"console", "c", "dbconsole", "db"})
 _SUBCOMMAND_REPLS = {"rails": _RAILS_CONSOLES, "bun": frozenset({"repl"}), "deno": frozenset({"repl"})}
 PROGRAMS = (*TABLE, "R", *_SUBCOMMAND_REPLS)
