@@ -55,13 +55,14 @@ TABLE: dict[str, Repl] = {
     **dict.fromkeys(("scala", "amm"), _r("-e")),
     "swipl": _r("-g -t"),
     # database shells: a positional is the database, never what to run
-    "psql": _r("-c --command -f --file -l --list", _DB_VALUED, 0),
-    **dict.fromkeys(("mysql", "mariadb"), _r("-e --execute", _DB_VALUED, 0)),
+    # (each row's own version and help options are among what "runs": they print and exit)
+    "psql": _r("-c --command -f --file -l --list -V -?", _DB_VALUED, 0),
+    **dict.fromkeys(("mysql", "mariadb"), _r("-e --execute -V -? -I", _DB_VALUED, 0)),
     "sqlite3": _r("-version", _SQLITE_VALUED, 2),
     "duckdb": _r("-c -s -f", _SQLITE_VALUED, 2),
-    "redis-cli": _r("--eval --scan --bigkeys --memkeys --stat --latency --rdb --pipe", _DB_VALUED, 1),
-    **dict.fromkeys(("mongosh", "mongo"), _r("--eval -f --file", "--host --port -u --username -p --password "
-                                                              "--authenticationDatabase", 0)),
+    "redis-cli": _r("--eval --scan --bigkeys --memkeys --stat --latency --rdb --pipe -v", _DB_VALUED, 1),
+    **dict.fromkeys(("mongosh", "mongo"), _r("--eval -f --file -h", "--host --port -u --username -p --password "
+                                                                  "--authenticationDatabase", 0)),
     "clickhouse-client": _r("-q --query --queries-file", "--host -h --port --user -u --password --database -d", 0),
     "cqlsh": _r("-e --execute -f --file", "-u -p -k --keyspace", 0),
     # REPLs, debuggers and editors: every run reads what a person (or the agent, unseen) types

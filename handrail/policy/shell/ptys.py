@@ -48,6 +48,8 @@ def script(flat: Walker, part: Part, name: str, words: list[Word], st: State) ->
         return None
     if at > 0:
         return words  # `-c` with nothing after it: script refuses to run
+    if any(w.text.startswith("-") and not w.text.startswith("--") and "p" in w.text for w in words[1:]):
+        return words  # BSD `script -p FILE`: plays a recorded session back, runs nothing
     i, positionals = 1, []
     while i < len(words):
         t = words[i].text
