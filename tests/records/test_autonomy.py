@@ -217,7 +217,7 @@ def test_promotion_is_refused_without_a_terminal(repo: Path, write_envelope: Wri
     for new in ("checkBeforeCommitting", "fullyApproved"):
         r = run_handrail("autonomy", "set", "claude", "code-inline", new, cwd=repo, input="y\n")
         assert r.returncode == 2
-        assert "no terminal" in r.stderr and "refused to promote" in r.stderr
+        assert "no interactive terminal" in r.stderr and "refused to promote" in r.stderr
     # a new task type added with any autonomy is a promotion too
     r = run_handrail("autonomy", "set", "claude", "shell", "fullyApproved", cwd=repo, input="y\n")
     assert r.returncode == 2
@@ -251,7 +251,7 @@ def test_promotion_is_refused_in_an_agents_environment_even_at_a_terminal(
     before = path.read_bytes()
     for marker in ({"CLAUDECODE": "1"}, {"HANDRAIL_AGENT": "claude"}):
         code, out = _in_pty(["autonomy", "set", "claude", "code-inline", "fullyApproved"], repo, "y\n", env=marker)
-        assert code == 2 and "agent's environment" in out, out
+        assert code == 2 and "the environment shows an agent" in out, out
     assert path.read_bytes() == before
 
 

@@ -77,8 +77,9 @@ def _phase_move(pos: list[Word], opts: dict[str, list[Word]], dyn: bool) -> str 
 def _new_in_edit(pos: list[Word], opts: dict[str, list[Word]], dyn: bool) -> str | None:
     phases = opts.get("--phase", [])
     if phases and (any(w.dyn for w in phases) or _value(phases[-1]) in EDIT_PHASES):
-        return (f"handrail task new --phase {_value(phases[-1])} opens an edit phase: a human decides when "
-                "editing starts")
+        last = phases[-1]
+        shown = (last.raw.split("=", 1)[-1] if last.text.startswith("--") else last.raw) if last.dyn else _value(last)
+        return f"handrail task new --phase {shown} opens an edit phase: a human decides when editing starts"
     return None
 
 
