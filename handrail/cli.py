@@ -109,8 +109,13 @@ def task_new(slug: str, phase: str, title: str | None, project: str, as_json: bo
     """Create a task in .handrail/tasks/SLUG/."""
     from handrail.policy import tasks
 
-    t = tasks.new_task(project, slug, phase=phase, title=title, by=actor())
-    _record_phase(project, slug, None, t.phase)
+    tasks.check_slug(slug)
+    tasks.check_phase(phase)
+    if phase in tasks.EDIT_PHASES:
+        require_human("task new", f"{slug} --phase {phase}", "a human opens an edit phase")
+    by, evidence = who_acts(project)
+    t = tasks.new_task(project, slug, phase=phase, title=title, by=by, evidence=evidence)
+    _record_phase(project, slug, None, t.phase, by)
     if as_json:
         emit_json(t.data)
     else:
@@ -126,9 +131,13 @@ def task_phase(slug: str, phase: str, project: str, as_json: bool) -> None:
     """Move task SLUG to PHASE."""
     from handrail.policy import tasks
 
-    t, old = tasks.set_phase(project, slug, phase, by=actor())
+    tasks.check_phase(phase)
+    if phase in tasks.EDIT_PHASES and tasks.load_task(project, slug).phase != phase:
+        require_human("task phase", f"{slug} {phase}", "a human opens an edit phase")
+    by, evidence = who_acts(project)
+    t, old = tasks.set_phase(project, slug, phase, by=by, evidence=evidence)
     if old != phase:
-        _record_phase(project, slug, old, phase)
+        _record_phase(project, slug, old, phase, by)
     if as_json:
         emit_json({**t.data, "previous_phase": old})
     elif old == phase:
@@ -181,7 +190,9 @@ def task_show(slug: str, project: str, as_json: bool) -> None:
     click.echo(f"task {t.slug}: {t.data.get('title', '')}")
     click.echo(f"  phase: {t.phase}{' (edits allowed)' if t.editing else ''}")
     for h in t.data.get("history", []):
-        click.echo(f"  {h['at']}  {h.get('from') or '-'} -> {h['to']}{'  by ' + h['by'] if h.get('by') else ''}")
+        who = f"  by {h['by']}" if h.get("by") else ""
+        shown = f" ({h['evidence']})" if h.get("evidence") else ""
+        click.echo(f"  {h['at']}  {h.get('from') or '-'} -> {h['to']}{who}{shown}")
     if contract is None:
         click.echo("  contract: none (any path outside the default-forbidden and protected ones)")
         return
@@ -202,12 +213,63 @@ def actor() -> str:
     return os.environ.get("HANDRAIL_AGENT") or os.environ.get("USER") or "unknown"
 
 
-def _record_phase(project: str, slug: str, old: str | None, new: str) -> None:
+def who_acts(project: str) -> tuple[str, str | None]:
+    """Who changes a task's phase, for its history: (agent name, the marker that shows it),
+    from this process's environment or an ancestor's; else the git user (`name <email>`)."""
+    from handrail import procs
+    from handrail.policy import agents, gates
+
+    agent = agents.detect(os.environ)
+    if agent is not None:
+        return agent.name, agent.evidence()
+    found = gates.behind(procs.ancestors())
+    if found is not None:
+        pid, program, agent = found
+        return agent.name, f"{agent.evidence()} in the environment of {program} (pid {pid})"
+    return git_user(project), None
+
+
+def git_user(project: str) -> str:
+    """`user.name <user.email>` as git would sign a commit here; the login name without them."""
+    name = email = None
+    try:
+        from handrail import repo as git
+
+        r = git.open_path(project)
+        name, email = git.config_value(r, "user.name"), git.config_value(r, "user.email")
+    except HandrailError:
+        pass  # not a git repository: the login name says who
+    if name:
+        return f"{name} <{email}>" if email else name
+    return os.environ.get("USER") or os.environ.get("LOGNAME") or "unknown"
+
+
+def no_human() -> str | None:
+    """Why no person can be deciding at this terminal, or None: `gates.human_absent`,
+    asked of this process, its terminal and the processes it runs under."""
+    from handrail import procs
+    from handrail.policy import gates
+
+    return gates.human_absent(os.environ, sys.stdin.isatty(), sys.stdout.isatty(), procs.ancestors())
+
+
+def require_human(verb: str, args: str, who: str) -> None:
+    """Exit 1 with one line unless a person can be deciding here: every human-only
+    command calls this first. A second line behind the hook's tier 3, not a boundary."""
+    absent = no_human()
+    if absent is not None:
+        line = f"handrail {verb} {args}".rstrip()
+        click.echo(f"handrail {verb}: refused: {who}, and {absent}; a person runs `{line}` in their own terminal",
+                   err=True)
+        raise SystemExit(1)
+
+
+def _record_phase(project: str, slug: str, old: str | None, new: str, by: str) -> None:
     from handrail.records.events import record
 
     what = f"created in phase {new}" if old is None else f"{old} -> {new}"
     record(project, "task_phase_changed", task=slug, topic="task", message=f"task '{slug}' {what}",
-           payload={"from": old, "to": new, "by": actor()})
+           payload={"from": old, "to": new, "by": by})
 
 
 # ----------------------------------------------------------------------------- policy
@@ -478,7 +540,7 @@ def autonomy_set(agent: str, task_type: str, state: str, note: str | None, label
     from handrail.records import autonomy as ops
 
     result = ops.set_state(root or project, agent, task_type, state, note=note, label=label, by=actor(),
-                           project=project, no_human=ops.no_human_reason(dict(os.environ), sys.stdin.isatty()),
+                           project=project, no_human=no_human(),
                            confirm=lambda question: click.confirm(question, default=False))
     if as_json:
         emit_json(result)
@@ -576,11 +638,7 @@ def _decide(decision: str, slug: str, theme: str, words: str | None, project: st
     verb = "approve" if decision == gates.APPROVED else "reject"
     gates.check_theme(theme)
     gates.check_gate(project, slug, theme)
-    absent = gates.human_absent(os.environ, sys.stdin.isatty(), sys.stdout.isatty())
-    if absent is not None:
-        click.echo(f"handrail gate {verb}: refused: a human decides gates, and {absent}; "
-                   f"a person runs `handrail gate {verb} {slug} {theme}` in their own terminal", err=True)
-        raise SystemExit(1)
+    require_human(f"gate {verb}", f"{slug} {theme}", "a human decides gates")
     try:
         by = getpass.getuser()
     except Exception:  # noqa: BLE001 - no user name is not a reason to refuse a human
@@ -655,6 +713,7 @@ def uninstall_hooks_cmd(project: str) -> None:
     from handrail import install_hooks
 
     folder, _root = _hooks_folder(project)
+    require_human("uninstall-hooks", "", "a human removes handrail's git hooks")
     actions = install_hooks.uninstall(folder)
     for a in actions:
         click.echo(f"{a.hook}: {a.did}")
@@ -896,14 +955,10 @@ def loop_reset(slug: str, project: str, as_json: bool) -> None:
     import getpass
 
     from handrail.loop import companions
-    from handrail.policy import gates, tasks
+    from handrail.policy import tasks
 
     tasks.load_task(project, slug)
-    absent = gates.human_absent(os.environ, sys.stdin.isatty(), sys.stdout.isatty())
-    if absent is not None:
-        click.echo(f"handrail loop reset: refused: a human resets a loop, and {absent}; "
-                   f"a person runs `handrail loop reset {slug}` in their own terminal", err=True)
-        raise SystemExit(1)
+    require_human("loop reset", slug, "a human resets a loop")
     try:
         by = getpass.getuser()
     except Exception:  # noqa: BLE001 - no user name is not a reason to refuse a human
@@ -957,6 +1012,8 @@ def init(tools: tuple[str, ...], hook_kind: str, force: bool, project: str, as_j
     from handrail.init import init as run_init
     from handrail.init import text_report
 
+    if force:
+        require_human("init", "--force", "a human replaces the protocol and the saved git hooks")
     result = run_init(project, tools=_tool_list(tools), pre_commit=hook_kind == "pre-commit", force=force)
     if as_json:
         emit_json(result)
@@ -979,6 +1036,9 @@ def permissions(tools: tuple[str, ...], check: bool, dry_run: bool, project: str
     from handrail.permissions import run as run_permissions
 
     mode = "check" if check else "dry-run" if dry_run else "write"
+    if protocol is not None and mode == "write":
+        require_human("permissions", f"--protocol {protocol}",
+                      "a human writes the permission files from another protocol")
     result = run_permissions(project, tools=_tool_list(tools), protocol=protocol, mode=mode)
     if as_json:
         emit_json(result)

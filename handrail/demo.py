@@ -17,6 +17,15 @@ from collections.abc import Callable
 from handrail.fsio import atomic_write, dump_json
 
 ALLOWED, REFUSED, NOTICE = "✓ allowed", "✗ refused", "ℹ notice "
+OPERATOR = "the operator (handrail demo)"
+
+
+def operator_moves(project: str, slug: str, phase: str) -> None:
+    """A person's step: opening an edit phase needs someone at a terminal, which the demo's
+    own subprocesses are not, so the demo takes it through the task library."""
+    from handrail.policy import tasks
+
+    tasks.set_phase(project, slug, phase, by=OPERATOR)
 
 
 def handrail(project: str, *args: str, input: str | None = None,
@@ -52,7 +61,7 @@ def layer_can_edit(project: str) -> None:
     print("layer: can-edit — the pre-edit question every harness asks")
     r = handrail(project, "can-edit", "--file", "src/app.py", "--json")
     show(REFUSED if r.returncode else ALLOWED, "src/app.py (task in plan)", json.loads(r.stdout)["reason"])
-    handrail(project, "task", "phase", "login", "implement")
+    operator_moves(project, "login", "implement")
     for file in ("src/app.py", "README.md", ".env", "src/vendor/lib.js", ".handrail/autonomy-protocol.json",
                  "../elsewhere.txt"):
         r = handrail(project, "can-edit", "--file", file, "--json")
@@ -136,7 +145,7 @@ def layer_classify(project: str) -> None:
 def layer_pretool(project: str) -> None:
     print("layer: pre-tool — Claude Code asks `handrail hook claude` before every tool call")
     root = os.path.abspath(project)
-    handrail(project, "task", "phase", "login", "implement")  # edits are in scope: only the rules refuse
+    operator_moves(project, "login", "implement")  # edits are in scope: only the rules refuse
     calls = [("Bash", {"command": "git push --force origin main", "description": "push"}, "git push --force"),
              ("Edit", {"file_path": os.path.join(root, ".env"), "old_string": "hunter2", "new_string": "x"},
               ".env")]
@@ -216,7 +225,9 @@ def layer_loop(project: str) -> None:
         # The loop compares the work tree with a commit.
         subprocess.run(["git", "commit", "-q", "--allow-empty", "--no-verify", "-m", "base"], cwd=project, env=env,
                        check=True)
-    handrail(project, "task", "new", "greet", "--phase", "implement", "--title", "Greeting")
+    from handrail.policy import tasks
+
+    tasks.new_task(project, "greet", phase="implement", title="Greeting", by=OPERATOR)
     check = f"{shlex.quote(sys.executable)} -c \"from src.greet import greet; assert greet('x') == 'hello x'\""
     contract = {"allowed_files": ["src/**"], "forbidden_files": ["src/vendor/**"],
                 "criteria": [{"id": "greets", "verification": {"command": check, "timeout_ms": 20_000}}]}
@@ -234,6 +245,35 @@ def layer_loop(project: str) -> None:
     last = r.stdout.strip().splitlines()[-1] if r.stdout.strip() else ""
     show(ALLOWED if r.returncode == 0 else REFUSED, f"loop run greet (exit {r.returncode})",
          "done: the violation went back as feedback, was reverted, the criterion passed" if r.returncode == 0 else last)
+
+
+def _hook(project: str, harness: str, command: str) -> tuple[str, str]:
+    """What `handrail hook HARNESS` answers an agent's shell call: (decision, reason)."""
+    root = os.path.abspath(project)
+    payload = {"session_id": "demo", "hook_event_name": "PreToolUse", "cwd": root, "tool_name": "Bash",
+               "tool_input": {"command": command}, "tool_use_id": "toolu_demo"}
+    r = handrail(project, "hook", harness, input=json.dumps(payload), env={"HANDRAIL_AGENT": ""})
+    out = json.loads(r.stdout.splitlines()[-1]).get("hookSpecificOutput", {}) if r.stdout.strip() else {}
+    return out.get("permissionDecision", "allow" if r.returncode == 0 else "deny"), \
+        out.get("permissionDecisionReason", r.stderr.strip())
+
+
+def layer_own_verbs(project: str) -> None:
+    print("layer: handrail's own verbs — review froze the task; the agent tries to reopen its own phase")
+    operator_moves(project, "login", "review")
+    for harness, command in (("claude", "handrail task phase login implement"),
+                             ("codex", "python -m handrail task phase login implement")):
+        decision, reason = _hook(project, harness, command)
+        how = "Claude Code asks its user" if decision == "ask" else "the call does not run"
+        show(REFUSED if decision in ("ask", "deny") else ALLOWED, f"{harness}: reopen implement", f"{decision}: {how}")
+        print(f"      $ {command}\n      {reason}")
+    # Past the hook (a person approved the prompt, or no hook was installed), the CLI asks once more.
+    r = handrail(project, "task", "phase", "login", "implement", env={"CLAUDECODE": "1"})
+    show(REFUSED if r.returncode else ALLOWED, "the command itself, as the agent", f"exit {r.returncode}")
+    print(f"      {r.stderr.strip()}")
+    r = handrail(project, "task", "show", "login", "--json")
+    last = json.loads(r.stdout.splitlines()[-1])
+    show(NOTICE, f"task login: phase {last['phase']}", f"last change by {last['history'][-1].get('by')}")
 
 
 def layer_doctor(project: str) -> None:
@@ -254,7 +294,7 @@ def layer_doctor(project: str) -> None:
 
 
 LAYERS: list[Callable[[str], None]] = [layer_can_edit, layer_git, layer_records, layer_classify, layer_pretool,
-                                      layer_memory, layer_loop, layer_doctor]
+                                      layer_memory, layer_loop, layer_own_verbs, layer_doctor]
 
 
 def run_demo() -> int:

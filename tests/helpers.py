@@ -26,11 +26,31 @@ def run_handrail(*args: str, cwd: Path | str | None = None, input: str | None = 
                           env={**os.environ, **(env or {})})
 
 
+def agent_above() -> str | None:
+    """The agent this test run itself runs under (an ancestor started with its marker), or None.
+
+    handrail's human-only commands refuse under such a process whatever terminal they get:
+    a test that shows a person succeeding cannot run there, and says so."""
+    from handrail import procs
+    from handrail.policy import gates
+
+    found = gates.behind(procs.ancestors())
+    return None if found is None else f"{found[1]} (pid {found[0]}): {found[2].evidence()}"
+
+
 def in_terminal(cwd: Path | str, *args: str, env: dict[str, str] | None = None,
                 answer: str = "") -> tuple[int, str]:
     """Run handrail with stdin, stdout and stderr on a real pseudo-terminal, as a person
-    at a terminal would, typing `answer`; the exit code and everything it printed."""
+    at a terminal would, typing `answer`; the exit code and everything it printed.
+    Skips the test when the test run itself is an agent's (`agent_above`) and the call
+    sets no agent marker of its own: no person can be shown at a terminal there."""
     assert HANDRAIL, "the handrail console script is not installed in this environment"
+    above = agent_above()
+    if above is not None and not any(k in (env or {}) for k in _markers()):
+        import pytest
+
+        pytest.skip(f"this test run is itself inside an agent's process ({above}); a person's terminal "
+                    "cannot be shown here")
     master, slave = os.openpty()
     try:
         proc = subprocess.Popen([HANDRAIL, *args], cwd=cwd, stdin=slave, stdout=slave, stderr=slave,
@@ -51,3 +71,17 @@ def in_terminal(cwd: Path | str, *args: str, env: dict[str, str] | None = None,
     code = proc.wait(timeout=30)
     os.close(master)
     return code, out.decode("utf-8", "replace")
+
+
+def as_person(*args: str, cwd: Path | str | None = None,
+              env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+    """`handrail ARGS` run by a person at a terminal (`in_terminal`): stdout and stderr
+    are the one terminal's text."""
+    code, out = in_terminal(cwd or os.getcwd(), *args, env=env)
+    return subprocess.CompletedProcess([str(HANDRAIL), *args], code, out, out)
+
+
+def _markers() -> tuple[str, ...]:
+    from handrail.policy.agents import VARIABLES
+
+    return VARIABLES

@@ -3,10 +3,13 @@
 from __future__ import annotations
 
 import json
+import os
 import re
+import subprocess
 from pathlib import Path
 
 import pytest
+from helpers import HANDRAIL, as_person, git
 
 from handrail import __version__
 from handrail.cli import cli
@@ -86,7 +89,7 @@ def test_task_new_writes_the_task(handrail, repo: Path) -> None:  # type: ignore
 
 
 def test_task_new_in_the_working_directory_with_json(handrail, repo: Path) -> None:  # type: ignore[no-untyped-def]
-    r = handrail("task", "new", "fix-1.2_b", "--phase", "implement", "--json", cwd=repo)
+    r = as_person("task", "new", "fix-1.2_b", "--phase", "implement", "--json", cwd=repo)
     assert r.returncode == 0, r.stderr
     answer = last_json(r.stdout)
     assert answer["slug"] == "fix-1.2_b" and answer["phase"] == "implement" and answer["title"] == "fix-1.2_b"
@@ -132,7 +135,7 @@ def test_unknown_phase_is_rejected(handrail, repo: Path) -> None:  # type: ignor
 
 def test_task_phase_records_history(handrail, repo: Path) -> None:  # type: ignore[no-untyped-def]
     handrail("task", "new", "a", "--project", str(repo))
-    r = handrail("task", "phase", "a", "implement", "--project", str(repo))
+    r = as_person("task", "phase", "a", "implement", "--project", str(repo))
     assert r.returncode == 0
     assert "plan -> implement" in r.stdout
     r = handrail("task", "phase", "a", "review", "--json", "--project", str(repo))
@@ -145,9 +148,9 @@ def test_task_phase_records_history(handrail, repo: Path) -> None:  # type: igno
 
 
 def test_task_phase_to_the_same_phase_changes_nothing(handrail, repo: Path) -> None:  # type: ignore[no-untyped-def]
-    handrail("task", "new", "a", "--phase", "implement", "--project", str(repo))
+    as_person("task", "new", "a", "--phase", "implement", "--project", str(repo), cwd=repo)
     before = task_file(repo, "a").read_text()
-    r = handrail("task", "phase", "a", "implement", "--project", str(repo))
+    r = handrail("task", "phase", "a", "implement", "--project", str(repo))  # no change: no person needed
     assert r.returncode == 0 and "already" in r.stdout
     assert task_file(repo, "a").read_text() == before
 
@@ -160,17 +163,33 @@ def test_task_phase_of_unknown_task(handrail, repo: Path) -> None:  # type: igno
 
 
 def test_history_names_who_acted(handrail, repo: Path) -> None:  # type: ignore[no-untyped-def]
-    handrail("task", "new", "a", "--project", str(repo), env={"USER": "alice"})
-    handrail("task", "phase", "a", "implement", "--project", str(repo), env={"USER": "alice", "HANDRAIL_AGENT": "bot"})
+    git(repo, "config", "user.name", "Alice Doe")
+    git(repo, "config", "user.email", "alice@example.com")
+    handrail("task", "new", "a", "--project", str(repo))
+    as_person("task", "phase", "a", "implement", "--project", str(repo), cwd=repo)
+    handrail("task", "phase", "a", "review", "--project", str(repo), env={"CLAUDECODE": "1"})
     history = json.loads(task_file(repo, "a").read_text())["history"]
-    assert [h.get("by") for h in history] == ["alice", "bot"]
+    assert [h.get("by") for h in history] == ["Alice Doe <alice@example.com>"] * 2 + ["claude"]
+    assert [h.get("evidence") for h in history] == [None, None, "CLAUDECODE=1 (Claude Code's Bash tool)"]
+    r = handrail("task", "show", "a", "--project", str(repo))
+    assert "implement -> review  by claude (CLAUDECODE=1 (Claude Code's Bash tool))" in r.stdout
+
+
+def test_history_names_the_agent_a_wrapper_hid(handrail, repo: Path) -> None:  # type: ignore[no-untyped-def]
+    """The agent's shell keeps its marker: a phase change under `env -u` is still the agent's."""
+    handrail("task", "new", "a", "--project", str(repo))
+    script = f"env -u HANDRAIL_AGENT {HANDRAIL} task phase a review --project {repo}; true"
+    subprocess.run(["sh", "-c", script], env={**os.environ, "HANDRAIL_AGENT": "bot"}, check=True)
+    entry = json.loads(task_file(repo, "a").read_text())["history"][-1]
+    assert entry["by"] == "bot" and entry["evidence"].startswith("HANDRAIL_AGENT=bot")
+    assert "in the environment of sh (pid " in entry["evidence"]
 
 
 def test_task_list(handrail, repo: Path) -> None:  # type: ignore[no-untyped-def]
     r = handrail("task", "list", "--project", str(repo))
     assert r.returncode == 0 and "no tasks" in r.stdout and "handrail task new" in r.stdout
     assert last_json(handrail("task", "list", "--json", "--project", str(repo)).stdout) == {"tasks": []}
-    handrail("task", "new", "b-task", "--phase", "implement", "--title", "Bee", "--project", str(repo))
+    as_person("task", "new", "b-task", "--phase", "implement", "--title", "Bee", "--project", str(repo), cwd=repo)
     handrail("task", "new", "a-task", "--project", str(repo))
     r = handrail("task", "list", "--project", str(repo))
     assert r.returncode == 0
@@ -194,7 +213,7 @@ def test_task_list_with_a_broken_task_is_an_error(handrail, repo: Path) -> None:
 
 def test_task_show(handrail, repo: Path) -> None:  # type: ignore[no-untyped-def]
     handrail("task", "new", "a", "--title", "The A task", "--project", str(repo))
-    handrail("task", "phase", "a", "implement", "--project", str(repo))
+    as_person("task", "phase", "a", "implement", "--project", str(repo), cwd=repo)
     r = handrail("task", "show", "a", "--project", str(repo))
     assert r.returncode == 0
     assert "The A task" in r.stdout and "implement" in r.stdout and "edits allowed" in r.stdout

@@ -14,6 +14,7 @@ import pytest
 from helpers import git, run_handrail
 
 from handrail import fsio
+from handrail.policy import tasks
 
 # `handrail task phase` run in-process, killed between writing its temporary file and
 # renaming it over task.json: `os.replace` is where an atomic write is only half done.
@@ -39,9 +40,10 @@ def dead_pid() -> int:
 @pytest.fixture
 def committed(repo: Path) -> Path:
     """A guarded repository with task t1, everything committed: `git status` is clean."""
-    for args in (("init",), ("task", "new", "t1", "--phase", "implement")):
+    for args in (("init",), ("task", "new", "t1")):
         r = run_handrail(*args, cwd=repo)
         assert r.returncode == 0, r.stderr
+    tasks.set_phase(str(repo), "t1", "implement")  # a person's step (`task phase` needs a terminal)
     git(repo, "add", "-A")
     git(repo, "commit", "-q", "--no-verify", "-m", "guarded")
     assert git(repo, "status", "--porcelain").stdout == ""

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 import yaml
-from helpers import HANDRAIL, git
+from helpers import HANDRAIL, as_person, git
 
 from handrail.init import LOCAL_HOOKS
 
@@ -116,6 +116,8 @@ def test_init_refuses_an_invalid_protocol_unless_forced(repo: Path, handrail) ->
     r = handrail("init", cwd=repo)
     assert r.returncode == 2 and "--force" in r.stderr and not (repo / ".claude").exists()
     r = handrail("init", "--force", cwd=repo)
+    assert r.returncode == 1 and "refused: a human replaces the protocol" in r.stderr  # no terminal: no person
+    r = as_person("init", "--force", cwd=repo)
     assert r.returncode == 0, r.stderr
     assert "replaced with the default policy (the invalid one is in .handrail/backups/" in r.stdout
     backup = next((repo / ".handrail" / "backups").glob("*/init/autonomy-protocol.json"))

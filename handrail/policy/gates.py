@@ -6,13 +6,14 @@ protected branch waits for it. Each decision is one file,
 `.handrail/tasks/<slug>/gates/<theme>.json`: the decision in force, who made it and
 when, the note or reason, and every earlier decision.
 
-Only a person at a terminal decides: `human_absent()` says why not otherwise.
+Only a person at a terminal decides: `human_absent()` says why not otherwise; every
+human-only command of the CLI asks it.
 """
 
 from __future__ import annotations
 
 import os
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 
 from handrail.errors import HandrailError, PolicyError
 from handrail.fsio import atomic_write, dump_json, read_json_object, utc_now
@@ -129,14 +130,43 @@ def check_gate(project: str, slug: str, theme: str) -> taskmod.Task:
     return task
 
 
-def human_absent(env: Mapping[str, str], stdin_tty: bool, stdout_tty: bool) -> str | None:
-    """Why no human can be deciding here, or None when one can."""
+def human_absent(env: Mapping[str, str], stdin_tty: bool, stdout_tty: bool,
+                 ancestors: Iterable[tuple[int, str, Mapping[str, str]]] = ()) -> str | None:
+    """Why no human can be deciding here, or None when one can: the one check every
+    human-only command makes (gate approve and reject, raising an envelope, loop reset,
+    moving a task into an edit phase, uninstall-hooks, init --force, permissions
+    --protocol).
+
+    Refused: an agent's marker in this process's environment; stdin or stdout not a
+    terminal; an agent's marker in the environment any ancestor process (`ancestors`:
+    pid, program, the environment it was started with) was started with, which is what
+    sees through `env -u CLAUDECODE script -qec …`, `pty.spawn` and `setsid` run by
+    an agent.
+
+    This is a second line, not a boundary. The human's approval of an agent's call is
+    the harness's own permission prompt (tier 3 asks); a process running as the same
+    user can still reparent itself away from the agent, or write the files these
+    commands write.
+    """
     agent = agents.detect(env)
     if agent is not None:
         return f"the environment shows an agent ({agent.evidence()})"
     if not stdin_tty or not stdout_tty:
         which = " and ".join(n for n, tty in (("stdin", stdin_tty), ("stdout", stdout_tty)) if not tty)
         return f"no interactive terminal ({which} {'is' if ' and ' not in which else 'are'} not a terminal)"
+    found = behind(ancestors)
+    if found is not None:
+        pid, program, agent = found
+        return f"it runs under an agent's process ({program}, pid {pid}, started with {agent.evidence()})"
+    return None
+
+
+def behind(ancestors: Iterable[tuple[int, str, Mapping[str, str]]]) -> tuple[int, str, agents.Agent] | None:
+    """The nearest ancestor whose environment marks an agent: (pid, program, agent)."""
+    for pid, program, env in ancestors:
+        agent = agents.detect(env)
+        if agent is not None:
+            return pid, program, agent
     return None
 
 

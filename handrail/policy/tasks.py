@@ -139,7 +139,19 @@ def _write(task: Task) -> None:
     atomic_write(os.path.join(task.dir, TASK_FILE), dump_json(task.data))
 
 
-def new_task(project: str, slug: str, *, phase: str = "plan", title: str | None = None, by: str | None = None) -> Task:
+def _entry(now: str, old: str | None, new: str, by: str | None, evidence: str | None) -> dict[str, object]:
+    """One phase change for the history: when, from, to, and who made it: an agent's name
+    with `evidence` (the marker that showed it), or a person (`name <email>`)."""
+    entry: dict[str, object] = {"at": now, "from": old, "to": new}
+    if by:
+        entry["by"] = by
+    if evidence:
+        entry["evidence"] = evidence
+    return entry
+
+
+def new_task(project: str, slug: str, *, phase: str = "plan", title: str | None = None, by: str | None = None,
+             evidence: str | None = None) -> Task:
     check_slug(slug)
     check_phase(phase)
     directory = task_dir(project, slug)
@@ -147,9 +159,7 @@ def new_task(project: str, slug: str, *, phase: str = "plan", title: str | None 
         raise HandrailError(f"task '{slug}' already exists ({os.path.join(TASKS_DIR, slug, TASK_FILE)})",
                             reason="task_exists")
     now = utc_now()
-    entry: dict[str, object] = {"at": now, "from": None, "to": phase}
-    if by:
-        entry["by"] = by
+    entry = _entry(now, None, phase, by, evidence)
     data: dict[str, object] = {"slug": slug, "title": title or slug, "phase": phase, "created_at": now,
                                "updated_at": now, "history": [entry]}
     task = Task(slug, data, directory, os.path.join(TASKS_DIR, slug, TASK_FILE))
@@ -157,7 +167,8 @@ def new_task(project: str, slug: str, *, phase: str = "plan", title: str | None 
     return task
 
 
-def set_phase(project: str, slug: str, phase: str, *, by: str | None = None) -> tuple[Task, str]:
+def set_phase(project: str, slug: str, phase: str, *, by: str | None = None,
+              evidence: str | None = None) -> tuple[Task, str]:
     """Move a task to `phase`; returns the task and the phase it left. Same phase: no change."""
     check_phase(phase)
     task = load_task(project, slug)
@@ -165,9 +176,7 @@ def set_phase(project: str, slug: str, phase: str, *, by: str | None = None) -> 
     if old == phase:
         return task, old
     now = utc_now()
-    entry: dict[str, object] = {"at": now, "from": old, "to": phase}
-    if by:
-        entry["by"] = by
+    entry = _entry(now, old, phase, by, evidence)
     task.data["phase"] = phase
     task.data["updated_at"] = now
     task.data.setdefault("history", []).append(entry)

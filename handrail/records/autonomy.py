@@ -201,13 +201,3 @@ def _ordered(item: dict[str, Any]) -> dict[str, Any]:
     item.clear()
     item.update(moved)
     return item
-
-
-def no_human_reason(environ: dict[str, str], stdin_is_tty: bool) -> str | None:
-    """Why no person can answer a prompt here, or None."""
-    evidence = policy.agent_evidence(environ)
-    if evidence is not None:
-        return f"an agent's environment: {evidence}"
-    if not stdin_is_tty:
-        return "no terminal on stdin"
-    return None

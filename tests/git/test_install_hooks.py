@@ -8,6 +8,7 @@ import stat
 from pathlib import Path
 
 from gitkit import Project, refused
+from helpers import as_person
 
 from handrail.install_hooks import MARKER, SAVED, SHARED
 
@@ -85,7 +86,7 @@ def test_a_foreign_hook_is_saved_run_first_and_restored(repo: Path, handrail, tm
     r = p.git("push", "-q", str(bare), "main", check=False)
     refused(r, ".env is forbidden", action="push")
     assert re.search(r"refs/heads/main [0-9a-f]{40} refs/heads/main 0{40}", log.read_text())
-    u = handrail("uninstall-hooks", cwd=repo)
+    u = as_person("uninstall-hooks", cwd=repo)
     assert "pre-commit: restored" in u.stdout
     assert (hooks / "pre-commit").read_text() == original
     assert not (hooks / f"pre-commit{SAVED}").exists()
@@ -115,7 +116,7 @@ def test_symlinked_hooks_share_one_script(repo: Path, handrail) -> None:  # type
     p.task("t")
     p.write("key.pem")
     refused(p.commit("key.pem"), "key.pem is forbidden")
-    assert "pre-commit: removed" in handrail("uninstall-hooks", cwd=repo).stdout
+    assert "pre-commit: removed" in as_person("uninstall-hooks", cwd=repo).stdout
     assert not os.path.lexists(hooks / "pre-commit") and not os.path.lexists(hooks / SHARED)
 
 

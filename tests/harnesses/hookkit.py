@@ -13,6 +13,8 @@ from pathlib import Path
 import pytest
 from helpers import HANDRAIL, git, run_handrail
 
+from handrail.policy import tasks
+
 HARNESSES = ("claude", "codex", "gemini", "cursor", "copilot", "cline", "opencode")
 CONTRACT = {"allowed_files": ["src/**", "tests/**"], "forbidden_files": ["src/vendor/**"]}
 FUZZ_TRIED: Counter[str] = Counter()  # generated inputs run per harness, reported at the end of the run
@@ -52,8 +54,9 @@ def make_project(path: Path) -> Path:
     (never src/vendor/**), a committed src/app.py and an uncommitted .env."""
     path.mkdir(parents=True, exist_ok=True)
     git(path, "init", "-q", "-b", "main")
-    r = run_handrail("task", "new", "login", "--phase", "implement", cwd=path)
+    r = run_handrail("task", "new", "login", cwd=path)
     assert r.returncode == 0, r.stderr
+    tasks.set_phase(str(path), "login", "implement")  # a person's step (`task phase` needs a terminal)
     (path / ".handrail" / "tasks" / "login" / "harness-contract.json").write_text(json.dumps(CONTRACT))
     (path / "src").mkdir()
     (path / "src" / "app.py").write_text("print('old')\n")

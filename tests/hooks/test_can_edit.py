@@ -7,6 +7,7 @@ import subprocess
 from pathlib import Path
 
 import pytest
+from helpers import as_person
 
 from handrail.policy import tasks
 
@@ -104,7 +105,7 @@ def test_several_edit_tasks_most_recently_moved_first(handrail, repo: Path) -> N
 def test_the_answer_follows_task_phase(handrail, repo: Path) -> None:  # type: ignore[no-untyped-def]
     assert handrail("task", "new", "login", "--project", str(repo)).returncode == 0
     assert ask(handrail, repo)[0] == 1
-    assert handrail("task", "phase", "login", "implement", "--project", str(repo)).returncode == 0
+    assert as_person("task", "phase", "login", "implement", "--project", str(repo), cwd=repo).returncode == 0
     assert ask(handrail, repo)[0] == 0
     assert handrail("task", "phase", "login", "review", "--project", str(repo)).returncode == 0
     assert ask(handrail, repo)[0] == 1

@@ -9,14 +9,17 @@ from pathlib import Path
 import pytest
 from helpers import run_handrail
 
+from handrail.policy import tasks
+
 WriteEnvelope = Callable[..., Path]
 
 
 @pytest.fixture
 def project(repo: Path) -> Path:
     """A git repository with task `t1` in phase implement (so can-edit allows src/**)."""
-    r = run_handrail("task", "new", "t1", "--phase", "implement", cwd=repo)
+    r = run_handrail("task", "new", "t1", cwd=repo)
     assert r.returncode == 0, r.stderr
+    tasks.set_phase(str(repo), "t1", "implement")  # a person's step (`task phase` needs a terminal)
     return repo
 
 

@@ -12,6 +12,8 @@ from pathlib import Path
 import pytest
 from helpers import HANDRAIL, in_terminal, run_handrail
 
+from handrail.policy import tasks
+
 WriteEnvelope = Callable[..., Path]  # the `write_envelope` fixture of this folder's conftest
 FILE = Path("agents") / "claude" / "autonomy-envelope.md"
 
@@ -144,7 +146,7 @@ def test_corrupted_envelope_is_reported_with_its_key_and_left_intact(repo: Path,
     assert path.read_bytes() == raw
     assert not (repo / ".handrail" / "backups").exists()
     # can-edit for that agent fails closed rather than guess
-    run_handrail("task", "new", "t1", "--phase", "implement", cwd=repo)
+    tasks.new_task(str(repo), "t1", phase="implement")
     r = run_handrail("can-edit", "--file", "src/a.py", "--agent", "claude", "--json", cwd=repo)
     assert r.returncode == 2 and json.loads(r.stdout.splitlines()[-1])["allowed"] is False
 
@@ -215,7 +217,7 @@ def test_promotion_is_refused_without_a_terminal(repo: Path, write_envelope: Wri
     for new in ("checkBeforeCommitting", "fullyApproved"):
         r = run_handrail("autonomy", "set", "claude", "code-inline", new, cwd=repo, input="y\n")
         assert r.returncode == 2
-        assert "no terminal" in r.stderr and "refused to promote" in r.stderr
+        assert "no interactive terminal" in r.stderr and "refused to promote" in r.stderr
     # a new task type added with any autonomy is a promotion too
     r = run_handrail("autonomy", "set", "claude", "shell", "fullyApproved", cwd=repo, input="y\n")
     assert r.returncode == 2
@@ -249,7 +251,7 @@ def test_promotion_is_refused_in_an_agents_environment_even_at_a_terminal(
     before = path.read_bytes()
     for marker in ({"CLAUDECODE": "1"}, {"HANDRAIL_AGENT": "claude"}):
         code, out = _in_pty(["autonomy", "set", "claude", "code-inline", "fullyApproved"], repo, "y\n", env=marker)
-        assert code == 2 and "agent's environment" in out, out
+        assert code == 2 and "the environment shows an agent" in out, out
     assert path.read_bytes() == before
 
 

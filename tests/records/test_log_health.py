@@ -14,6 +14,8 @@ from pathlib import Path
 import pytest
 from helpers import HANDRAIL, run_handrail
 
+from handrail.policy import tasks
+
 LOG = Path(".handrail") / "runtime" / "events.sqlite"
 # The harness hooks run `handrail hook …` from PATH: the doctor looks for this handrail.
 ON_PATH = {"PATH": f"{Path(HANDRAIL or 'handrail').parent}{os.pathsep}{os.environ.get('PATH', '')}"}
@@ -22,9 +24,10 @@ ON_PATH = {"PATH": f"{Path(HANDRAIL or 'handrail').parent}{os.pathsep}{os.enviro
 @pytest.fixture
 def guarded(repo: Path) -> Path:
     """An initialised repository with one task to edit under, and an event log in use."""
-    for args in (("init",), ("task", "new", "t1", "--phase", "implement")):
+    for args in (("init",), ("task", "new", "t1")):
         r = run_handrail(*args, cwd=repo)
         assert r.returncode == 0, r.stderr
+    tasks.set_phase(str(repo), "t1", "implement")  # a person's step (`task phase` needs a terminal)
     assert (repo / LOG).is_file()
     return repo
 

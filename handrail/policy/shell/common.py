@@ -23,9 +23,12 @@ if TYPE_CHECKING:
     Finding = tuple[int, str, str]
 
 SOURCE = "handrail built-in rule"
-ALWAYS_ON = frozenset({"dynamic", "unparseable"})
+ALWAYS_ON = frozenset({"dynamic", "unparseable", "human-verbs"})
 RULES = {
     "unparseable": "shell text that cannot be parsed needs a human",
+    "human-verbs": "handrail's own verbs that loosen the policy, in every spelling: task phase into an edit phase, "
+                   "task new --phase implement, gate approve/reject, autonomy set (raising), loop reset, "
+                   "uninstall-hooks, init --force, permissions --protocol",
     "dynamic": "text built at run time is run: eval \"$X\", $CMD args, bash -c \"$X\", a script from a pipe, "
                "python -c/node -e/perl -e code that runs shell commands or deletes files",
     "download-to-shell": "code downloaded from the network is run (curl … | sh, bash <(curl …))",

@@ -9,7 +9,7 @@ each handler is given, so no handler imports the walk.
 
 from __future__ import annotations
 
-from handrail.policy.shell import gitwrap, remotewrap, runners, shells, wrappers
+from handrail.policy.shell import gitwrap, ptys, remotewrap, runners, shells, wrappers
 from handrail.policy.shell.parts import SHELLS
 
 TYPE_CHECKING = False
@@ -34,7 +34,7 @@ HANDLERS: dict[str, Handler] = {
     "git": gitwrap.git,
     **dict.fromkeys(SHELLS, shells.shell),
     "eval": shells.eval_, "source": shells.source, ".": shells.source, "trap": shells.trap, "alias": shells.alias,
-    "ssh": remotewrap.ssh,
+    "ssh": remotewrap.ssh, "script": ptys.script, "expect": ptys.expect,
     **dict.fromkeys(("docker", "podman", "kubectl", "oc"), remotewrap.container_exec),
     **dict.fromkeys(("powershell", "pwsh", "cmd"), remotewrap.windows_shell),
 }

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import os
 
-from handrail.policy.shell import envreads, escapes, gitstash, options, remote, system
+from handrail.policy.shell import envreads, escapes, gitstash, interactive, options, remote, selfverbs, system
 from handrail.policy.shell.code import (
     INTERPRETERS,
     check_assigns,
@@ -99,6 +99,8 @@ _register(("node", "bun", "deno", "python", "awk", "gawk", "mawk", "nawk"), "dyn
 _register(("echo", "printf", *remote.NETWORK, "git", "pip", "npm", "pnpm", "yarn", "uv"), "env-dump",
           _plain(escapes.check_secret_vars))
 _register(tuple(escapes._SETTERS), "agent-markers", _plain(escapes.check_marker_setters))
+_register(("handrail",), selfverbs.RULE, _plain(selfverbs.check_handrail))
+_register(interactive.PROGRAMS, "dynamic", _plain(interactive.check_interactive))
 
 
 def findings(part: Part, toks: list[str], ctx: Ctx) -> list[Finding]:

@@ -173,9 +173,36 @@ def tool_exec(flat: Walker, part: Part, name: str, words: list[Word], st: State)
     return words
 
 
+# python's own options that take a value, and the modules that are handrail's command line
+_PY_VALUED = "WX"
+_PY_HANDRAIL = frozenset({"handrail", "handrail.__main__", "handrail.main", "handrail.cli"})
+_PY_SCRIPTS = ("handrail/__main__.py", "handrail/main.py", "handrail/cli.py")
+
+
 def python_module(flat: Walker, part: Part, name: str, words: list[Word], st: State) -> list[Word] | None:
-    """`python -m handrail …` is handrail itself, judged by its own rules."""
-    if len(words) > 2 and words[1].text == "-m" and words[2].text in ("handrail",):
-        part.via.append("python -m")
-        return [word("handrail")] + words[3:]
+    """`python -m handrail …` (`python -u -m handrail`, `-mhandrail`, `-m handrail.cli`, a path to
+    `handrail/__main__.py`) is handrail itself, judged by its own rules; any other module of
+    handrail run as a program is a human's call."""
+    i = 1
+    while i < len(words) and not words[i].dyn:
+        t = words[i].text
+        if t == "--" or not t.startswith("-") or t == "-":
+            if t.replace("\\", "/").endswith(_PY_SCRIPTS) and t != "--":
+                part.via.append("python")
+                return [word("handrail")] + words[i + 1:]
+            return words
+        flags = t[1:]
+        if t.startswith("--") or "c" in flags.split("m", 1)[0]:
+            return words  # `--version`, `--help`, `-c CODE`: not a module run here
+        at = flags.find("m")
+        if at >= 0:
+            module = flags[at + 1:] or (words[i + 1].text if i + 1 < len(words) and not words[i + 1].dyn else "")
+            rest = words[i + 1:] if flags[at + 1:] else words[i + 2:]
+            if module in _PY_HANDRAIL:
+                part.via.append("python -m")
+                return [word("handrail")] + rest
+            if module.startswith("handrail."):
+                part.flags.append(("human-verbs", f"python -m {module} runs a module of handrail's own"))
+            return words
+        i += 2 if flags[-1:] in _PY_VALUED else 1
     return words

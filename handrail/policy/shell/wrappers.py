@@ -32,6 +32,7 @@ PLAIN: dict[str, frozenset[str]] = {
     "stdbuf": fs("-i", "-o", "-e", "--input", "--output", "--error"),
     "setsid": fs(),
     "unbuffer": fs(),
+    "chronic": fs(),
     "caffeinate": fs("-w", "-t"),
     "pkexec": fs("--user"),
     "strace": fs("-o", "-e", "-p", "-s", "-u", "-E", "-P", "-I", "-a", "-b", "-X", "-O", "-S"),

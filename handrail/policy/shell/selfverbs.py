@@ -1,0 +1,136 @@
+"""handrail's own verbs that loosen what a human granted: tier 3 whatever the policy says.
+
+A project's policy may list `handrail task phase` in tier 2 (older defaults did), or
+leave `handrail gate approve` out: this rule holds anyway, so that an agent cannot widen
+its own autonomy through handrail itself. Each row says which verb, when it loosens
+(some do only with an option or a value), and why a human decides it. The CLI asks
+the same question once more at run time (`gates.human_absent`); this is the layer
+where the harness can ask the person.
+
+`python -m handrail`, a path to the console script and the wrappers the classifier
+looks through all arrive here as `handrail …` (runners.py, parts.prog_name).
+"""
+
+from __future__ import annotations
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Callable
+
+    from handrail.policy.shell.common import Ctx
+    from handrail.policy.shell.parts import Part
+    from handrail.policy.shell.syntax import Word
+
+    Finding = tuple[int, str, str]
+
+RULE = "human-verbs"
+EDIT_PHASES = ("implement", "doc_review")  # policy/tasks.py EDIT_PHASES (a test holds them equal)
+LOWEST_STATE = "needsFullSupervision"  # an envelope set to it is never raised
+# Options of these commands that take a value (click: `--opt V`, `--opt=V`, `-pV`).
+_VALUED = frozenset({"--project", "-p", "--title", "--phase", "--note", "--reason", "--label", "--root",
+                     "--protocol", "--tool", "--tools", "--owner"})
+
+
+def _scan(words: list[Word]) -> tuple[list[Word], dict[str, list[Word]], bool]:
+    """Click's reading of a command's arguments: positionals, each option's values
+    (in order, so the last one is the one that counts), and whether a word is only
+    known at run time."""
+    positionals: list[Word] = []
+    values: dict[str, list[Word]] = {}
+    dynamic = False
+    i = 0
+    while i < len(words):
+        w = words[i]
+        t = w.text
+        dynamic = dynamic or w.dyn
+        if t == "--":
+            positionals += words[i + 1:]
+            dynamic = dynamic or any(x.dyn for x in words[i + 1:])
+            break
+        if t.startswith("--") and "=" in t:
+            values.setdefault(t.split("=", 1)[0], []).append(w)
+        elif t in _VALUED:
+            if i + 1 < len(words):
+                values.setdefault(t, []).append(words[i + 1])
+                dynamic = dynamic or words[i + 1].dyn
+            i += 1
+        elif t.startswith("-") and len(t) > 1:
+            values.setdefault(t if t.startswith("--") or len(t) == 2 else t[:2], []).append(w)
+        else:
+            positionals.append(w)
+        i += 1
+    return positionals, values, dynamic
+
+
+def _value(w: Word) -> str:
+    return w.text.split("=", 1)[1] if w.text.startswith("--") and "=" in w.text else w.text
+
+
+def _phase_move(pos: list[Word], opts: dict[str, list[Word]], dyn: bool) -> str | None:
+    phase = pos[1] if len(pos) > 1 else None
+    if phase is None or phase.dyn or phase.text in EDIT_PHASES:
+        shown = phase.raw if phase is not None else "a phase it does not name"
+        return f"handrail task phase into {shown} opens an edit phase: a human decides when editing starts"
+    return None
+
+
+def _new_in_edit(pos: list[Word], opts: dict[str, list[Word]], dyn: bool) -> str | None:
+    phases = opts.get("--phase", [])
+    if phases and (any(w.dyn for w in phases) or _value(phases[-1]) in EDIT_PHASES):
+        last = phases[-1]
+        shown = (last.raw.split("=", 1)[-1] if last.text.startswith("--") else last.raw) if last.dyn else _value(last)
+        return f"handrail task new --phase {shown} opens an edit phase: a human decides when editing starts"
+    return None
+
+
+def _raise_envelope(pos: list[Word], opts: dict[str, list[Word]], dyn: bool) -> str | None:
+    state = pos[2] if len(pos) > 2 else None
+    if state is not None and not state.dyn and state.text == LOWEST_STATE:
+        return None
+    return "handrail autonomy set can raise what an agent may do alone: a human decides it"
+
+
+def _forced_init(pos: list[Word], opts: dict[str, list[Word]], dyn: bool) -> str | None:
+    if "--force" in opts or dyn:
+        return "handrail init --force replaces the protocol and the saved git hooks: a human decides it"
+    return None
+
+
+def _other_protocol(pos: list[Word], opts: dict[str, list[Word]], dyn: bool) -> str | None:
+    if ("--protocol" in opts or dyn) and not ("--check" in opts or "--dry-run" in opts):
+        return "handrail permissions --protocol writes every harness's permissions from another file: a human " \
+               "decides it"
+    return None
+
+
+def _always(why: str) -> Callable[[list[Word], dict[str, list[Word]], bool], str | None]:
+    return lambda _pos, _opts, _dyn: why
+
+
+# (subcommand words, when it loosens -> why, or None)
+VERBS: dict[tuple[str, ...], Callable[[list[Word], dict[str, list[Word]], bool], str | None]] = {
+    ("gate", "approve"): _always("handrail gate approve: a human decides gates"),
+    ("gate", "reject"): _always("handrail gate reject: a human decides gates"),
+    ("loop", "reset"): _always("handrail loop reset closes a circuit a guard opened: a human decides it"),
+    ("uninstall-hooks",): _always("handrail uninstall-hooks removes the git hooks: a human decides it"),
+    ("task", "phase"): _phase_move,
+    ("task", "new"): _new_in_edit,
+    ("autonomy", "set"): _raise_envelope,
+    ("init",): _forced_init,
+    ("permissions",): _other_protocol,
+}
+
+
+def check_handrail(part: Part, ctx: Ctx) -> list[Finding]:
+    """`handrail VERB …` that loosens the policy: one tier-3 finding naming why."""
+    words = part.words[1:]
+    if any(w.text in ("-h", "--help") for w in words):
+        return []  # click prints the help and runs nothing
+    for length in (2, 1):
+        head = tuple(w.text for w in words[:length])
+        test = VERBS.get(head)
+        if test is not None and not any(w.dyn for w in words[:length]):
+            pos, opts, dyn = _scan(words[length:])
+            why = test(pos, opts, dyn)
+            return [(3, RULE, why)] if why else []
+    return []
