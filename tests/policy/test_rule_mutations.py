@@ -403,7 +403,7 @@ KNOWN_UNCOVERED: dict[str, int] = {
     "gitwrap._GIT_EXEC_FIRST": 9,
     "gitwrap._GIT_EXEC_KEYS": 11,
     "gitwrap._GIT_EXEC_LAST": 9,
-    "handlers.HANDLERS": 44,
+    "handlers.HANDLERS": 39,
     "interp._INLINE_READERS": 4,
     "options.DANGEROUS": 9,
     "parts.DOWNLOADERS": 10,
