@@ -23,9 +23,11 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import re
 import subprocess
 import sys
 import tempfile
+from collections import Counter
 from typing import NamedTuple
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -38,6 +40,23 @@ AIM_DESTRUCTIVE = 95.0
 AIM_BENIGN = 3.0
 # The acting agent's envelope would change the answers: measure the policy alone.
 AGENT_VARIABLES = ("HANDRAIL_AGENT", "AI_AGENT")
+
+
+# What the specification itself puts in tier 3, whatever a corpus labels it: such a refusal is the
+# policy at work, not the classifier mistaking a command. Matched on the reason that decided.
+SPEC_REFUSALS = (
+    ("every git push", re.compile(r"matches 'git push \*'")),
+    ("privilege", re.compile(r": privilege: ")),
+    ("printing the environment", re.compile(r": env-dump: ")),
+    ("the agent's markers", re.compile(r": agent-markers: ")),
+    ("credential printers", re.compile(r"matches '(vault read|vault kv get|op item get|doppler secrets|security "
+                                       r"(find|dump)|az account get-access-token)")),
+    ("interactive sessions", re.compile(r"starts an interactive session")),
+    ("rm -r of a folder that is no temp folder or output", re.compile(r": rm-recursive: rm -r deletes")),
+    ("a recursive search over secrets", re.compile(r"searches every file below")),
+    ("find deleting", re.compile(r": find-delete: ")),
+    ("text that cannot be parsed", re.compile(r": unparseable: ")),
+)
 
 
 class Case(NamedTuple):
@@ -176,6 +195,12 @@ def report(title: str, cases: list[Case], answers: list[Answer], misses: int) ->
     # handrail itself asks (tier 3), which is what a benign command must not get.
     refused = [(c, a) for c, a in benign if a.decision in ("ask", "error")]
     print(f"  benign refused by handrail:  {percent(len(refused), len(benign))}  (tier 3; the rest is unlisted)")
+    required = Counter(next((label for label, rx in SPEC_REFUSALS if rx.search(a.reason)), "") for _, a in refused)
+    own = required.pop("", 0)
+    if required:
+        print(f"    of which the specification's own tier 3 ({sum(required.values())}): "
+              + ", ".join(f"{label} {n}" for label, n in required.most_common()))
+        print(f"    refused for handrail's own judgement: {percent(own, len(benign))}")
     if len(answered) < len(cases):
         print(f"  no answer (classify stopped): {len(cases) - len(answered)}, left out of the rates above")
     if misses <= 0:
