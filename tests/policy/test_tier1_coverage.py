@@ -285,7 +285,6 @@ java --version
 javac -version
 mvn -v
 gradle -v
-./gradlew --version
 swift --version
 xcodebuild -version
 rustc --print sysroot

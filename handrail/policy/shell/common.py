@@ -66,6 +66,8 @@ RULES = {
     "windows": "PowerShell and cmd deletes and formats: Remove-Item -Recurse -Force, rd /s, del /s, Format-Volume",
     "package-runner": "npx, npm exec, pnpm/yarn dlx, bunx, uvx, pipx run, nix run of a package the project does "
                       "not pin: code fetched from a registry that nobody has read",
+    "local-program": "a program named by a path outside the system's folders (./src/ls, /tmp/x/git), or looked "
+                     "up through a PATH the line sets: code of the work tree, not the program its name says (tier 2)",
     "secret-read": "a secret the Read tool refuses (.env*, *.pem, *.key, secrets/) read through the shell: "
                    "cat/head/grep/sed/awk… of it, cp/scp/rsync/tar/zip of it, curl -d @/-F @/-T, source, < file",
 }

@@ -10,7 +10,17 @@ from __future__ import annotations
 
 import os
 
-from handrail.policy.shell import envreads, escapes, gitstash, interactive, options, remote, selfverbs, system
+from handrail.policy.shell import (
+    envreads,
+    escapes,
+    gitstash,
+    interactive,
+    localprog,
+    options,
+    remote,
+    selfverbs,
+    system,
+)
 from handrail.policy.shell.code import (
     INTERPRETERS,
     check_assigns,
@@ -125,6 +135,7 @@ def findings(part: Part, toks: list[str], ctx: Ctx) -> list[Finding]:
     if part.redirs or name in WRITERS:
         eff = of_part(part)
         out += check_paths(part, eff.writes, eff.removes, ctx)
+    out += [f for f in localprog.check_local_program(part, ctx) if f[1] in ALWAYS_ON or ctx.enabled(f[1])]
     if (part.words or part.redirs) and ctx.enabled("secret-read"):
         out += check_secret_reads(part, ctx)
     if (part.assigns or name in ("export", "declare", "typeset", "local", "readonly")) and \

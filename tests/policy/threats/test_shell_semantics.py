@@ -129,7 +129,17 @@ ROWS: list[Row] = [
     ("tar --extract --file=pkg.tar --directory=/etc", "ask"),
     ("unzip -o pkg.zip -d ~/.config", "ask"),
     ("7z x pkg.7z -o/opt", "ask"),
+    # a program named by a path is whatever was written there, not what its name says
+    ("./tools/cat README.md", "not-silent"),
+    ("/tmp/bin/git status", "not-silent"),
+    ("PATH=./tools:$PATH ls", "not-silent"),
+    ("export PATH=\"$PWD/tools:$PATH\"; grep -r TODO src", "not-silent"),
+    ("v='$(touch /tmp/pwned)'; echo \"${v@P}\"", "ask"),
+    (": ${PS1@P}", "ask"),
     # Benign: everyday loops, tests, pipelines and wrappers.
+    ("/usr/bin/env python3 --version", "silent"),
+    ("/bin/ls -la", "silent"),
+    ("echo ${name@Q}", "silent"),
     ("less +G build.log", "silent"),
     ("less +/ERROR build.log", "silent"),
     ("LESS=-R git log --oneline", "silent"),
