@@ -16,6 +16,7 @@ from gitkit import AGENT, Project, refused
 
 from handrail import install_hooks
 from handrail.policy import protocol as protocols
+from handrail.policy import tasks
 from handrail.projectroot import HARNESS_DIRS, find_root
 
 DEPLOY = "make deploy"  # tier 3 in the project's policy, tier 1 in the nested one
@@ -42,8 +43,7 @@ def policy(tier1: list[str], tier3: list[str]) -> str:
 def guarded(repo: Path) -> Path:
     """A guarded repository: task `t` in implement, `make deploy` tier 3, src/app.py committed,
     and a nested src/.handrail whose protocol puts `make deploy` in tier 1."""
-    r = run_handrail("task", "new", "t", "--phase", "implement", cwd=repo)
-    assert r.returncode == 0, r.stderr
+    tasks.new_task(str(repo), "t", phase="implement")  # a person's step: the CLI wants a terminal
     (repo / ".handrail" / "autonomy-protocol.json").write_text(policy([], [DEPLOY]))
     (repo / "src").mkdir()
     (repo / "src" / "app.py").write_text("print('hi')\n")
