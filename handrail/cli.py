@@ -155,7 +155,7 @@ def task_list(project: str, as_json: bool) -> None:
 
     found = tasks.load_all(project)
     if as_json:
-        emit_json({"tasks": [{"task": t.slug, "phase": t.phase, "title": t.data.get("title", t.slug),
+        emit_json({"tasks": [{**t.summary(), "title": t.data.get("title", t.slug),
                                "updated_at": t.updated_at, "editing": t.editing} for t in found]})
         return
     if not found:
@@ -185,10 +185,13 @@ def task_show(slug: str, project: str, as_json: bool) -> None:
                     "forbidden_files": c.data.get("forbidden_files", []),
                     "human_gate": {k: list(v) for k, v in c.gate_paths().items()}, "warnings": c.warnings}
     if as_json:
-        emit_json({**t.data, "editing": t.editing, "contract": contract})
+        emit_json({**t.data, "editing": t.editing, "contract": contract, **t.summary()})
         return
     click.echo(f"task {t.slug}: {t.data.get('title', '')}")
     click.echo(f"  phase: {t.phase}{' (edits allowed)' if t.editing else ''}")
+    if "recorded_phase" in t.summary():
+        click.echo(f"  handrail last set it to {t.recorded}: task.json was changed other than by handrail, "
+                   "so no edit phase is open; a person runs `handrail task phase` to set it")
     for h in t.data.get("history", []):
         who = f"  by {h['by']}" if h.get("by") else ""
         shown = f" ({h['evidence']})" if h.get("evidence") else ""

@@ -209,6 +209,13 @@ def check_git_hooks(project: str) -> list[Finding]:
         else:
             out.append(Finding("git-hooks", ERROR, f"git {name} hook: {shown}/{name} is not handrail's",
                                f"{install}: it keeps that hook and runs it first", FIX_HOOKS))
+    for name, without in (("prepare-commit-msg", "an agent's commits carry no Handrail-Agent trailer, and pre-push "
+                                                 "and CI take them for a person's"),
+                          ("pre-applypatch", "`git am` commits meet no pre-commit rule")):
+        path = os.path.join(hooks, name)
+        if plain and not install_hooks.is_ours(path):
+            state = "not handrail's" if os.path.lexists(path) else "not installed"
+            out.append(Finding("git-hooks", WARNING, f"git {name} hook: {state}, so {without}", install, FIX_HOOKS))
     post = os.path.join(hooks, "post-commit")
     if plain and not install_hooks.is_ours(post):
         state = "not handrail's" if os.path.lexists(post) else "not installed"

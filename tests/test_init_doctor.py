@@ -217,6 +217,20 @@ def test_doctor_finds_missing_foreign_and_unregistered_hooks(guarded: Path, hand
         "error: claude: its hook is not registered: .claude/settings.json does not run `handrail hook claude`"]
 
 
+def test_doctor_warns_when_agents_commits_would_go_unmarked(guarded: Path, handrail) -> None:  # type: ignore[no-untyped-def]
+    hooks = guarded / ".git" / "hooks"
+    (hooks / "prepare-commit-msg").unlink()
+    (hooks / "pre-applypatch").write_text("#!/bin/sh\nexit 0\n")
+    code, report = doctor(handrail, guarded)
+    assert code == 0  # advice: the commits still meet pre-commit and pre-push
+    assert [f for f in findings(report, "git-hooks") if "prepare-commit-msg" in f or "pre-applypatch" in f] == [
+        "warning: git prepare-commit-msg hook: not installed, so an agent's commits carry no Handrail-Agent "
+        "trailer, and pre-push and CI take them for a person's",
+        "warning: git pre-applypatch hook: not handrail's, so `git am` commits meet no pre-commit rule"]
+    assert handrail("doctor", "--fix", cwd=guarded).returncode in (0, 1)
+    assert os.access(hooks / "prepare-commit-msg", os.X_OK)
+
+
 def test_doctor_fix_repairs_then_reports_again(guarded: Path, handrail) -> None:  # type: ignore[no-untyped-def]
     (guarded / ".git" / "hooks" / "pre-push").unlink()
     (guarded / ".git" / "hooks" / "pre-commit").write_text("#!/bin/sh\necho mine\n")

@@ -21,13 +21,16 @@ _TASK_KEYS = frozenset({"slug", "title", "phase", "created_at", "updated_at", "h
 
 
 class Task:
-    __slots__ = ("data", "dir", "display", "slug")
+    __slots__ = ("data", "dir", "display", "recorded", "slug")
 
-    def __init__(self, slug: str, data: dict[str, Any], directory: str, display: str) -> None:
+    def __init__(self, slug: str, data: dict[str, Any], directory: str, display: str,
+                 recorded: str | None = None) -> None:
         self.slug = slug
         self.data = data
         self.dir = directory
         self.display = display
+        # The phase handrail last set, from the ledger git does not track (None: none recorded).
+        self.recorded = recorded
 
     @property
     def phase(self) -> str:
@@ -36,7 +39,9 @@ class Task:
 
     @property
     def editing(self) -> bool:
-        return self.phase in EDIT_PHASES
+        """In an edit phase, as task.json says and as handrail itself last set it: a task.json
+        brought back by git (`git stash`, `git revert`, `git checkout`) opens no edit phase."""
+        return self.phase in EDIT_PHASES and self.recorded in (None, self.phase)
 
     @property
     def updated_at(self) -> str:
@@ -44,7 +49,11 @@ class Task:
         return updated
 
     def summary(self) -> dict[str, str]:
-        return {"task": self.slug, "phase": self.phase}
+        out = {"task": self.slug, "phase": self.phase}
+        if self.recorded not in (None, self.phase):
+            assert self.recorded is not None
+            out["recorded_phase"] = self.recorded  # task.json was changed other than by handrail
+        return out
 
 
 def slug_error(slug: str) -> str | None:
@@ -107,7 +116,7 @@ def load_task(project: str, slug: str) -> Task:
     if not isinstance(data, dict):
         raise PolicyError(f"{display}: expected a JSON object at the top level, found {type(data).__name__}")
     _validate(data, slug, display)
-    return Task(slug, data, directory, display)
+    return Task(slug, data, directory, display, ledger(project).get(slug))
 
 
 def load_all(project: str) -> list[Task]:
@@ -135,8 +144,62 @@ def edit_tasks(tasks: list[Task]) -> list[Task]:
     return sorted(editing, key=lambda t: t.updated_at, reverse=True)
 
 
-def _write(task: Task) -> None:
+def _write(task: Task, project: str) -> None:
     atomic_write(os.path.join(task.dir, TASK_FILE), dump_json(task.data))
+    _record(project, task.slug, task.phase)
+    task.recorded = task.phase
+
+
+# --------------------------------------------------------------------------- the phase ledger
+
+# task.json is a file of the work tree, so git can bring an old one back (a stash, a revert, a
+# checkout of the folder) and reopen an edit phase no person opened. handrail also writes each
+# phase it sets into the repository's own folder, which git never restores and where every
+# write is default-forbidden: a task counts as editing only where the two agree.
+LEDGER = os.path.join("handrail", "phases.json")
+
+
+def ledger_path(project: str) -> str | None:
+    """`<git common dir>/handrail/phases.json`, or None outside a git repository."""
+    dot = os.path.join(project, ".git")
+    if os.path.isdir(dot):
+        return os.path.join(dot, LEDGER)
+    try:
+        with open(dot, encoding="utf-8") as f:
+            head = f.read(4096)
+    except OSError:
+        return None
+    if not head.startswith("gitdir:"):
+        return None
+    gitdir = os.path.join(project, head[len("gitdir:"):].strip())
+    try:
+        with open(os.path.join(gitdir, "commondir"), encoding="utf-8") as f:
+            gitdir = os.path.join(gitdir, f.read(4096).strip())
+    except OSError:
+        pass
+    return os.path.join(os.path.normpath(gitdir), LEDGER)
+
+
+def ledger(project: str) -> dict[str, str]:
+    """slug -> the phase handrail last set. Unreadable or absent: nothing recorded."""
+    path = ledger_path(project)
+    if path is None:
+        return {}
+    try:
+        data = parse_json(read_text(path), path)
+    except (OSError, HandrailError):
+        return {}
+    return {k: v for k, v in data.items() if isinstance(v, str)} if isinstance(data, dict) else {}
+
+
+def _record(project: str, slug: str, phase: str) -> None:
+    path = ledger_path(project)
+    if path is None:
+        return
+    known = ledger(project)
+    known[slug] = phase
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    atomic_write(path, dump_json(known))
 
 
 def _entry(now: str, old: str | None, new: str, by: str | None, evidence: str | None) -> dict[str, object]:
@@ -163,7 +226,7 @@ def new_task(project: str, slug: str, *, phase: str = "plan", title: str | None 
     data: dict[str, object] = {"slug": slug, "title": title or slug, "phase": phase, "created_at": now,
                                "updated_at": now, "history": [entry]}
     task = Task(slug, data, directory, os.path.join(TASKS_DIR, slug, TASK_FILE))
-    _write(task)
+    _write(task, project)
     return task
 
 
@@ -173,12 +236,12 @@ def set_phase(project: str, slug: str, phase: str, *, by: str | None = None,
     check_phase(phase)
     task = load_task(project, slug)
     old = task.phase
-    if old == phase:
+    if old == phase and task.recorded in (None, phase):
         return task, old
     now = utc_now()
     entry = _entry(now, old, phase, by, evidence)
     task.data["phase"] = phase
     task.data["updated_at"] = now
     task.data.setdefault("history", []).append(entry)
-    _write(task)
+    _write(task, project)
     return task, old
