@@ -258,11 +258,10 @@ def check_container(part: Part, ctx: Ctx) -> list[Finding]:
 def check_multiplexer(part: Part, ctx: Ctx) -> list[Finding]:
     """tmux and screen type into, or start, shells that no hook sees."""
     texts = [w.text for w in part.words[1:]]
-    if part.name == "tmux" and any(t in ("send-keys", "send", "send-prefix", "paste-buffer", "pasteb", "run-shell",
-                                         "run", "new-session", "new", "new-window", "neww", "split-window",
-                                         "splitw", "respawn-pane", "respawn-window", "pipe-pane")
-                                   and len(texts) > texts.index(t) + 1 for t in texts):
-        return [(3, "dynamic", "tmux runs or types commands into a shell that handrail does not see")]
+    if part.name == "tmux":
+        from handrail.policy.shell.multiplexer import check_tmux
+
+        return check_tmux(texts)
     if part.name == "screen" and any(t in ("-X", "-dm", "-dmS", "-d", "-m") for t in texts):
         return [(3, "dynamic", "screen runs or types commands into a shell that handrail does not see")]
     return []

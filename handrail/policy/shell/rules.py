@@ -65,7 +65,8 @@ def _plain(fn: Callable[[Part, Ctx], list[Finding]]) -> Callable[[Part, list[str
     return lambda part, _toks, ctx: fn(part, ctx)
 
 
-_register(("env", "printenv", "set", "export", "declare", "typeset", "compgen"), "env-dump",
+_register(("env", "printenv", "set", "export", "declare", "typeset", "compgen", "jq", "gojq", "jaq", "yq", "ps", "gh"),
+          "env-dump",
           _plain(system.check_env_dump))
 _register(("systemctl", "service", "journalctl", *system._KERNEL), "system", _plain(system.check_services))
 _register(("kill", "killall", "pkill", "killall5"), "system", _plain(system.check_kill))
