@@ -111,7 +111,7 @@ ROWS: list[Row] = [
     ("tmux display-message -p '#(rm -rf src)'", "ask"),
     ("tmux source ./evil.conf", "ask"),
     ("tmux set-hook -g pane-exited 'run rm'", "ask"),
-    ("tmux list-windows \; run 'rm -rf src'", "ask"),
+    (r"tmux list-windows \; run 'rm -rf src'", "ask"),
     ("tmux list-panes -F '#(rm -rf src)'", "ask"),
     ("tmux -f ./evil.conf ls", "ask"),
     ("tmux list-windows -a", "runs"),
