@@ -228,6 +228,13 @@ def check_container(part: Part, ctx: Ctx) -> list[Finding]:
             any(w.dyn for w in words[2:]):
         return [(3, "system", f"{part.name} {' '.join(sub)} removes containers, images or volumes only known at "
                               "run time (all of them, as written)")]
+    if sub[:1] == ["cp"] or sub == ["container", "cp"]:
+        # `docker cp CONTAINER:SRC DEST`: DEST, on the host, is written as any other file is
+        from handrail.policy.shell.targets import check_paths
+
+        ops = [w for w in words[3 if sub[0] == "container" else 2:] if not w.text.startswith("-")]
+        dest = ops[-1:] if len(ops) >= 2 and ":" not in ops[-1].text.split("/", 1)[0] else []
+        return check_paths(part, dest, [], ctx)
     if len(words) < 2 or words[1].text not in ("run", "create", "exec"):
         return []
     texts = [w.text for w in words]
