@@ -42,7 +42,14 @@ SAFETY_NET = (
     ("protocol.*", "lets a transport run programs"),
     ("submodule.*.update", "can make git submodule update run a command"),
     ("core.attributesfile", "picks the attributes that choose filters and diff drivers"),
+    # a comment character or cleanup mode that strips handrail's Handrail-Agent: trailer from
+    # the messages of an agent's commits
+    ("core.commentchar", "makes git strip the lines starting with it from commit messages, handrail's trailer too"),
+    ("core.commentstring", "makes git strip the lines starting with it from commit messages, handrail's trailer "
+                           "too"),
+    ("commit.cleanup", "changes what git strips from commit messages, handrail's trailer among them"),
 )
+_TRAILER_KEYS = ("core.commentchar", "core.commentstring", "commit.cleanup")
 _HOOKS_RULE = {"core.hookspath"}
 # Keys whose value on a `git -c` of one run already weakens what that run keeps.
 _HISTORY = ("core.logallrefupdates", "gc.*")
@@ -55,7 +62,8 @@ _WRITES = frozenset({"--unset", "--unset-all", "--add", "--replace-all", "--rena
 _KNOWN = _VALUE_OPTS | _READS | _WRITES | {"--global", "--system", "--local", "--worktree", "--show-origin",
                                            "--show-scope", "--name-only", "-z", "--null", "--includes",
                                            "--no-includes", "--fixed-value", "--bool", "--int", "--bool-or-int",
-                                           "--path", "--expiry-date", "--all", "--regexp", "--url"}
+                                           "--path", "--expiry-date", "--all", "--regexp", "--url", "--append",
+                                           "--no-type", "--show-names", "--no-show-names"}
 _READ_SUBS = frozenset({"get", "list"})
 _WRITE_SUBS = frozenset({"set", "unset", "rename-section", "remove-section", "edit"})
 
@@ -97,6 +105,9 @@ def check_run_config(part: Part, ctx: Ctx) -> list[Finding]:
         key = cfg.split("=", 1)[0].lower()
         if key in _HOOKS_RULE:
             return [(3, "git-safety-net", "git -c core.hooksPath=… switches off the repository's git hooks")]
+        if key in _TRAILER_KEYS:
+            return [(3, "git-safety-net", f"git -c {cfg.split('=', 1)[0]}=… can strip handrail's trailer from "
+                                          "this commit's message")]
         if any(fnmatchcase(key, p) for p in _HISTORY):
             return [(3, "git-safety-net", f"git -c {cfg.split('=', 1)[0]}=… changes what this run keeps of the "
                                           "reflog and of unreachable commits")]

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from handrail.policy.shell.common import Ctx, rx
+from handrail.policy.shell.gitbypass import check_bypass
 from handrail.policy.shell.gitconfig import check_config, check_run_config
 from handrail.policy.shell.tokens import AFTER_DD, flag_name, is_flag
 
@@ -84,7 +85,7 @@ def check_git(part: Part, toks: list[str], ctx: Ctx) -> list[Finding]:
     rule = _BY_SUBCOMMAND.get(sub)
     if rule is not None:
         out += rule(sub, opts, ops, toks, ctx)
-    return out
+    return out + check_bypass(sub, ops, ctx)
 
 
 def _general(sub: str, opts: set[str], ops: list[str], toks: list[str], ctx: Ctx) -> list[Finding]:

@@ -21,11 +21,12 @@ if TYPE_CHECKING:
 _GIT_EXEC_KEYS = frozenset({"core.pager", "core.editor", "core.fsmonitor", "core.sshcommand", "core.askpass",
                             "core.gitproxy", "core.alternaterefscommand", "sequence.editor", "diff.external",
                             "gpg.program", "credential.helper", "uploadpack.packobjectshook", "sendemail.smtpserver",
-                            "sendemail.sendmailcmd", "sendemail.tocmd", "sendemail.cccmd"})
+                            "sendemail.sendmailcmd", "sendemail.tocmd", "sendemail.cccmd",
+                            "gpg.ssh.defaultkeycommand"})
 _GIT_EXEC_LAST = frozenset({"textconv", "command", "driver", "clean", "smudge", "process", "helper", "program",
                             "cmd", "receivepack", "uploadpack", "proxy"})
 _GIT_EXEC_FIRST = frozenset({"pager", "diff", "merge", "filter", "credential", "gpg", "difftool", "mergetool",
-                             "browser", "man", "remote"})
+                             "browser", "man", "remote", "trailer"})
 _GIT_CONFIG_VALUE_OPTS = frozenset({"-f", "--file", "--blob", "--type", "--default", "--comment", "--value"})
 _GIT_CONFIG_READS = frozenset({"--get", "--get-all", "--get-regexp", "--get-urlmatch", "--get-color",
                                "--get-colorbool", "-l", "--list", "--unset", "--unset-all", "--remove-section",
@@ -95,6 +96,10 @@ def _global_options(flat: Walker, part: Part, words: list[Word], st: State) -> i
             part.git_config.append(cfg)
             git_config_value(flat, part, cfg.partition("=")[0], "", True, st)
             i += 1 if "=" in t else 2
+        elif t.startswith("--exec-path="):
+            part.flags.append(("code-env", "git --exec-path=… runs git's own commands from a folder of its "
+                                           "choosing"))
+            i += 1
         elif t in ("--git-dir", "--work-tree", "--namespace", "--super-prefix", "--attr-source"):
             i += 2
         elif t in ("--version", "--help", "-h", "--exec-path", "--html-path", "--man-path", "--info-path"):

@@ -20,6 +20,10 @@ if TYPE_CHECKING:
 _W = (2, "writes files")
 _X = (3, "runs a program of its choosing")
 _S = (3, "changes the system")
+_C = (3, "reads its options from a file of its choosing, and they can send files or run a program")
+_M = (3, "deletes the files it packs")
+# Go's flag package takes `-flag` and `--flag` alike.
+_GO = {f: _X for o in ("exec", "toolexec", "vettool") for f in (f"-{o}", f"--{o}")}
 
 # program (or "program subcommand") -> {option: (tier, effect)}
 DANGEROUS: dict[str, dict[str, tuple[int, str]]] = {
@@ -28,9 +32,24 @@ DANGEROUS: dict[str, dict[str, tuple[int, str]]] = {
             "--index-file": _W, "-x": _W, "--extract": _W, "--get": _W, "-c": _W, "--create": _W, "-r": _W,
             "--append": _W, "-u": _W, "--update": _W, "-A": _W, "--catenate": _W, "--delete": _W},
     "unzip": {"-d": _W, "-o": _W},
-    "zip": {"-TT": _X, "--unzip-command": _X},
+    "zip": {"-TT": _X, "--unzip-command": _X, "-m": _M, "--move": _M},
     "sort": {"-o": _W, "--output": _W, "--compress-program": _X},
-    "rg": {"--pre": _X},
+    "rg": {"--pre": _X, "--hostname-bin": _X},
+    "bat": {"--pager": _X}, "ack": {"--pager": _X}, "ag": {"--pager": _X},
+    "curl": {"-K": _C, "--config": _C}, "wget": {"-e": _C, "--execute": _C},
+    "npm": {"--script-shell": _X}, "go": _GO,
+    "kubectl": {"--kubeconfig": (3, "runs the credential programs of a kubeconfig of its choosing")},
+    "helm": {"--post-renderer": _X, "--kubeconfig": _X},
+    "pylint": {"--init-hook": _X, "--load-plugins": _X, "--output": _W},
+    "eslint": {"--fix": _W, "--output-file": _W, "-o": _W, "--rulesdir": _X, "--plugin": _X, "-c": _X,
+               "--config": _X, "--resolve-plugins-relative-to": _X},
+    "jest": {"-c": _X, "--config": _X}, "nox": {"-f": _X, "--noxfile": _X},
+    "pytest": {"--basetemp": (3, "deletes and recreates the folder it is given"), "--junitxml": _W,
+               "--junit-xml": _W, "--resultlog": _W, "--report-log": _W, "--html": _W},
+    "flake8": {"--output-file": _W}, "bandit": {"-o": _W, "--output": _W},
+    "mypy": {"--install-types": (2, "installs packages"), "--junit-xml": _W, "--html-report": _W, "--txt-report": _W,
+             "--linecount-report": _W, "--xml-report": _W, "--cobertura-xml-report": _W},
+    "cargo": {"--target-dir": _W},
     "fd": {"-x": _X, "--exec": _X, "-X": _X, "--exec-batch": _X},
     "find": {"-fprint": _W, "-fprint0": _W, "-fprintf": _W, "-fls": _W},
     "less": {"-o": _W, "-O": _W, "--log-file": _W, "--LOG-FILE": _W},
@@ -45,17 +64,14 @@ DANGEROUS: dict[str, dict[str, tuple[int, str]]] = {
     "git show": {"--output": _W, "--ext-diff": _X},
     "git grep": {"-O": _X, "--open-files-in-pager": _X},
     "git blame": {"--contents": (2, "reads another file")},
-    "ruff check": {"--fix": _W, "--unsafe-fixes": _W, "--add-noqa": _W},
-    "eslint": {"--fix": _W, "--output-file": _W, "-o": _W},
+    "ruff check": {"--fix": _W, "--unsafe-fixes": _W, "--add-noqa": _W, "--output-file": _W, "-o": _W},
     "golangci-lint run": {"--fix": _W},
     "stylelint": {"--fix": _W, "--output-file": _W, "-o": _W},
-    "cargo clippy": {"--fix": _W},
+    "cargo clippy": {"--fix": _W, "--target-dir": _W},
     "markdownlint": {"--fix": _W, "-f": _W},
     "rubocop": {"-a": _W, "-A": _W, "--autocorrect": _W, "--autocorrect-all": _W},
     "shellcheck": {},
-    "pytest": {"--basetemp": (3, "deletes and recreates the folder it is given")},
-    "helm template": {"--output-dir": _W},
-    "mypy": {"--install-types": (2, "installs packages")},
+    "helm template": {"--output-dir": _W, "--post-renderer": _X, "--kubeconfig": _X},
 }
 _SUBCOMMANDS = frozenset(k.split(" ", 1)[0] for k in DANGEROUS if " " in k)
 
@@ -115,6 +131,8 @@ def _lookup(table: dict[str, tuple[int, str]], t: str, *, prefixes: bool) -> tup
         return None
     if t in table:
         return table[t]
+    if "=" in t and t.split("=", 1)[0] in table:
+        return table[t.split("=", 1)[0]]  # Go's `-toolexec=prog`
     # a cluster of short options: `-xzf`, `-Ibzip2`
     for i, c in enumerate(t[1:], 1):
         if f"-{c}" in table:

@@ -228,6 +228,13 @@ def check_container(part: Part, ctx: Ctx) -> list[Finding]:
             any(w.dyn for w in words[2:]):
         return [(3, "system", f"{part.name} {' '.join(sub)} removes containers, images or volumes only known at "
                               "run time (all of them, as written)")]
+    if sub[:1] == ["cp"] or sub == ["container", "cp"]:
+        # `docker cp CONTAINER:SRC DEST`: DEST, on the host, is written as any other file is
+        from handrail.policy.shell.targets import check_paths
+
+        ops = [w for w in words[3 if sub[0] == "container" else 2:] if not w.text.startswith("-")]
+        dest = ops[-1:] if len(ops) >= 2 and ":" not in ops[-1].text.split("/", 1)[0] else []
+        return check_paths(part, dest, [], ctx)
     if len(words) < 2 or words[1].text not in ("run", "create", "exec"):
         return []
     texts = [w.text for w in words]
@@ -258,11 +265,10 @@ def check_container(part: Part, ctx: Ctx) -> list[Finding]:
 def check_multiplexer(part: Part, ctx: Ctx) -> list[Finding]:
     """tmux and screen type into, or start, shells that no hook sees."""
     texts = [w.text for w in part.words[1:]]
-    if part.name == "tmux" and any(t in ("send-keys", "send", "send-prefix", "paste-buffer", "pasteb", "run-shell",
-                                         "run", "new-session", "new", "new-window", "neww", "split-window",
-                                         "splitw", "respawn-pane", "respawn-window", "pipe-pane")
-                                   and len(texts) > texts.index(t) + 1 for t in texts):
-        return [(3, "dynamic", "tmux runs or types commands into a shell that handrail does not see")]
+    if part.name == "tmux":
+        from handrail.policy.shell.multiplexer import check_tmux
+
+        return check_tmux(texts)
     if part.name == "screen" and any(t in ("-X", "-dm", "-dmS", "-d", "-m") for t in texts):
         return [(3, "dynamic", "screen runs or types commands into a shell that handrail does not see")]
     return []

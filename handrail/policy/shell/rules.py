@@ -38,6 +38,7 @@ from handrail.policy.shell.common import (
 )
 from handrail.policy.shell.deletes import check_find, check_rm, check_rsync
 from handrail.policy.shell.effects import of_part
+from handrail.policy.shell.gitbypass import check_uninstall
 from handrail.policy.shell.gitrules import check_git
 from handrail.policy.shell.secrets import check_secret_reads
 from handrail.policy.shell.targets import WRITERS, check_paths
@@ -75,7 +76,8 @@ def _plain(fn: Callable[[Part, Ctx], list[Finding]]) -> Callable[[Part, list[str
     return lambda part, _toks, ctx: fn(part, ctx)
 
 
-_register(("env", "printenv", "set", "export", "declare", "typeset", "compgen"), "env-dump",
+_register(("env", "printenv", "set", "export", "declare", "typeset", "compgen", "jq", "gojq", "jaq", "yq", "ps", "gh"),
+          "env-dump",
           _plain(system.check_env_dump))
 _register(("systemctl", "service", "journalctl", *system._KERNEL), "system", _plain(system.check_services))
 _register(("kill", "killall", "pkill", "killall5"), "system", _plain(system.check_kill))
@@ -110,6 +112,8 @@ _register(("echo", "printf", *remote.NETWORK, "git", "pip", "npm", "pnpm", "yarn
           _plain(escapes.check_secret_vars))
 _register(tuple(escapes._SETTERS), "agent-markers", _plain(escapes.check_marker_setters))
 _register(("handrail",), selfverbs.RULE, _plain(selfverbs.check_handrail))
+_register(("pip", "pip3", "pipx", "uv", "python", "python3"), "",
+          lambda part, _toks, ctx: check_uninstall(part.name, [w.text for w in part.words[1:]]))
 _register(interactive.PROGRAMS, "dynamic", _plain(interactive.check_interactive))
 
 

@@ -8,12 +8,16 @@ as the rules in `rules.py` do; `rules.findings` calls them by program name.
 
 from __future__ import annotations
 
+import re
+
 from handrail.policy.shell import sysqueries
+from handrail.policy.shell.kills import check_kill
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from handrail.policy.shell.common import Ctx, Finding
     from handrail.policy.shell.parts import Part
+    from handrail.policy.shell.syntax import Word
 
 # Programs that run what follows as another user, root most of all.
 PRIVILEGE = frozenset({"sudo", "doas", "su", "pkexec", "runas", "runuser", "sudoedit", "gsudo", "run0"})
@@ -21,6 +25,8 @@ PRIVILEGE = frozenset({"sudo", "doas", "su", "pkexec", "runas", "runuser", "sudo
 # The environment variables by which handrail (and the git hooks) know that an agent acts:
 # the table of policy/agents.py, by name. Removing or changing one is the agent loosening
 # its own leash.
+__all__ = ["check_kill"]
+
 MARKERS = frozenset({"HANDRAIL_AGENT", "AI_AGENT", "CLAUDECODE", "CLAUDE_CODE_ENTRYPOINT", "CODEX_SANDBOX",
                      "CODEX_SANDBOX_NETWORK_DISABLED", "CODEX_THREAD_ID", "CODEX_CI", "OPENCODE", "OPENCODE_CLIENT",
                      "GEMINI_CLI", "CURSOR_AGENT", "CURSOR_EXTENSION_HOST_ROLE", "COPILOT_AGENT", "COPILOT_CLI",
@@ -37,7 +43,12 @@ CODE_ENV = frozenset({"BASH_ENV", "ENV", "PROMPT_COMMAND", "PS0", "PS4", "LD_PRE
                       "LESSCLOSE", "MANPAGER", "BROWSER", "LESSKEY", "LESSKEYIN", "LESSKEY_CONTENT",
                       "RIPGREP_CONFIG_PATH", "GIT_CONFIG_PARAMETERS", "GIT_CONFIG_GLOBAL", "GIT_CONFIG_SYSTEM",
                       "GIT_CONFIG", "GIT_CONFIG_COUNT", "GIT_EXEC_PATH", "GIT_TEMPLATE_DIR", "GIT_ASKPASS",
-                      "SSH_ASKPASS", "GIT_SEQUENCE_EDITOR"})
+                      "SSH_ASKPASS", "GIT_SEQUENCE_EDITOR",
+                      # where programs find their configuration, which names programs to run
+                      # (git's core.fsmonitor, aws's credential_process, a kubeconfig's exec)
+                      "HOME", "XDG_CONFIG_HOME", "CURL_HOME", "WGETRC", "KUBECONFIG", "AWS_CONFIG_FILE",
+                      "npm_config_script_shell", "NPM_CONFIG_SCRIPT_SHELL", "LD_LIBRARY_PATH",
+                      "DYLD_LIBRARY_PATH", "DYLD_FRAMEWORK_PATH", "DYLD_FALLBACK_LIBRARY_PATH"})
 # Option variables that load code only through some of their options.
 _CODE_OPTIONS = {"NODE_OPTIONS": ("-r", "--require", "--import", "--loader", "--experimental-loader", "-e",
                                   "--eval", "-p"),
@@ -46,11 +57,16 @@ _CODE_OPTIONS = {"NODE_OPTIONS": ("-r", "--require", "--import", "--loader", "--
                  "_JAVA_OPTIONS": ("-javaagent", "-agentpath", "-agentlib"),
                  # pagers take start-up commands (`+!cmd`) and log files from their option variables
                  "LESS": ("+", "-o", "-O", "--log-file", "--LOG-FILE", "-k", "--lesskey"), "MORE": ("+",),
+                 "GOFLAGS": ("-toolexec", "-exec", "-vettool", "--toolexec", "--exec", "--vettool"),
+                 "MANOPT": ("-P", "--pager", "-H", "--html"), "ZIPOPT": ("-TT", "--unzip-command", "-m", "--move"),
                  "TAR_OPTIONS": ("--to-command", "--checkpoint-action", "-I", "--use-compress-program",
                                  "--info-script", "-F", "--new-volume-script", "--rsh-command", "--rmt-command")}
 # A variable whose name says it holds a credential.
 SECRET_NAME = ("TOKEN", "SECRET", "PASSWORD", "PASSWD", "API_KEY", "APIKEY", "PRIVATE_KEY", "ACCESS_KEY",
-               "CREDENTIAL", "AUTH", "SESSION_KEY", "_PAT", "COOKIE")
+               "CREDENTIAL", "AUTH", "SESSION_KEY", "_PAT", "COOKIE",
+               # connection strings and URLs that carry a password in them
+               "DATABASE_URL", "DB_URL", "REDIS_URL", "MONGO_URI", "MONGODB_URI", "MONGO_URL", "_DSN", "_PWD",
+               "CONNECTION_STRING", "CONN_STR")
 
 
 def secret_name(name: str) -> bool:
@@ -114,6 +130,8 @@ def check_markers(part: Part, ctx: Ctx) -> list[Finding]:
             out.append((3, "code-env", f"sets {name}, which makes programs load or run code of its choosing"))
         elif name in HISTORY_ENV:
             out.append((3, "history", f"sets {name}, which hides what the shell ran"))
+        elif name.startswith("GIT_TRACE"):
+            out += _trace_file(part, _w, ctx)
     if part.name == "unset":
         for w in part.words[1:]:
             if _is_marker(w.text) or w.dyn:
@@ -132,7 +150,24 @@ def check_markers(part: Part, ctx: Ctx) -> list[Finding]:
                 out.append((3, "code-env", f"{part.name} {w.raw} makes programs load or run code of its choosing"))
             elif key in HISTORY_ENV and "=" in w.text:
                 out.append((3, "history", f"{part.name} {w.raw} hides what the shell ran"))
+            elif key.startswith("GIT_TRACE") and "=" in w.text:
+                out += _trace_file(part, w, ctx)
     return out
+
+
+def _trace_file(part: Part, assign: Word, ctx: Ctx) -> list[Finding]:
+    """`GIT_TRACE=/path` (and GIT_TRACE2_EVENT, GIT_TRACE_PACKET, …): git appends its trace to
+    that file, a write judged as any other; `1`, `true` or a descriptor number write to stderr."""
+    from handrail.policy.shell.syntax import Word
+    from handrail.policy.shell.targets import check_paths
+
+    value = assign.text.split("=", 1)[1]
+    if not assign.dyn and "/" not in value and not value.startswith("~"):
+        return []
+    target = Word(value, assign.raw.split("=", 1)[-1])
+    target.dyn, target.tilde = assign.dyn, value.startswith("~")
+    found = check_paths(part, [target], [], ctx)
+    return found or [(2, "redirect-write", f"{assign.raw} appends git's trace to that file")]
 
 
 def _is_marker(name: str) -> bool:
@@ -155,6 +190,26 @@ def check_env_dump(part: Part, ctx: Ctx) -> list[Finding]:
         return [(3, "env-dump", f"{name} {' '.join(args)} {why}".replace("  ", " "))]
     if (name == "compgen" and "-v" in args) or (name == "compgen" and "-e" in args):
         return [(3, "env-dump", f"compgen {why}")]
+    return _tool_dump(part, args, why)
+
+
+# jq's and yq's `env` / `$ENV` hold every variable; a word that is only a field name (`.env`),
+# a path (`config/env.json`) or part of a longer name is no reading of it.
+_JQ_ENV = re.compile(r"(?<![\w$./\"-])env(?![\w-])|\$ENV\b|\$__loc__|\benv\s*\(")
+
+
+def _tool_dump(part: Part, args: list[str], why: str) -> list[Finding]:
+    name = part.name
+    if name in ("jq", "gojq", "jaq", "yq") and any(_JQ_ENV.search(a) for a in args if not a.startswith("-")):
+        return [(3, "env-dump", f"{name}'s env reads the environment: {why}")]
+    if name == "ps":
+        # BSD `e` (`ps e`, `ps axeww`) and macOS `-E` add each process's environment
+        bsd = next((a for a in args if not a.startswith("-")), "")
+        if (args and bsd == args[0] and "e" in bsd) or any(a.startswith("-") and not a.startswith("--") and
+                                                           "E" in a for a in args):
+            return [(3, "env-dump", f"ps {' '.join(args)} prints every process's environment, tokens included")]
+    if name == "gh" and args[:2] == ["auth", "status"] and any(a in ("-t", "--show-token") for a in args):
+        return [(3, "env-dump", "gh auth status --show-token prints the GitHub token")]
     return []
 
 
@@ -204,41 +259,6 @@ def _kernel_change(name: str, words: list[str]) -> bool:
             return False  # `ip link show up` lists the interfaces that are up
         return any(w in ("add", "del", "delete", "flush", "set", "change", "replace", "down", "up") for w in words)
     return False
-
-
-def check_kill(part: Part, ctx: Ctx) -> list[Finding]:
-    """Signals to every process, to init, or to the whole process group."""
-    name = part.name
-    ops = [w for w in part.words[1:] if not w.text.startswith("-") or w.text.lstrip("-").isdigit()]
-    texts = [w.text for w in part.words[1:]]
-    if name == "kill":
-        pids: list[str] = []
-        i = 0
-        while i < len(texts):
-            t = texts[i]
-            if t in ("-s", "-n", "--signal"):
-                i += 2
-                continue
-            if (t.startswith("-") and i == 0 and t != "-1") or t in ("-l", "-L", "--list", "--"):
-                i += 1
-                continue
-            pids.append(t)
-            i += 1
-        if any(p in ("1", "0", "-1") or (p.startswith("-") and p[1:].isdigit()) for p in pids):
-            return [(3, "system", "kill signals init, every process, or a whole process group")]
-        return []
-    if name in ("killall", "pkill"):
-        if any(t in ("-u", "--user", "-U") for t in texts) or any(w.dyn for w in ops):
-            return [(3, "system", f"{name} signals processes chosen at run time or of a whole user")]
-        if name == "pkill" and any(t in ("-1", "-9") for t in texts) and not ops:
-            return [(3, "system", "pkill without a pattern signals everything")]
-        targets = [w.text for w in ops]
-        if any(t in ("init", "systemd", "launchd", "sshd", "login", "Xorg", "gnome-shell") for t in targets):
-            return [(3, "system", f"{name} stops a process the system needs")]
-        return []
-    if name == "killall5":
-        return [(3, "system", "killall5 signals every process")]
-    return []
 
 
 def check_schedule(part: Part, ctx: Ctx) -> list[Finding]:

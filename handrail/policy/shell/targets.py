@@ -165,6 +165,12 @@ _FILE_OPTS: dict[str, tuple[str, ...]] = {
     "find": ("-fprint", "-fprint0", "-fls", "-fprintf"), "curl": ("-D", "--dump-header", "-c", "--cookie-jar",
                                                                   "--trace", "--trace-ascii", "--stderr", "--libcurl"),
     "wget": ("-o", "--output-file", "-a", "--append-output"), "pandoc": ("-o", "--output"),
+    # test and lint reports, and the folders of build output and mypy's reports
+    "pytest": ("--junitxml", "--junit-xml", "--resultlog", "--report-log", "--html"),
+    "flake8": ("--output-file",), "ruff": ("--output-file", "-o"), "bandit": ("-o", "--output"),
+    "pylint": ("--output",), "mypy": ("--junit-xml", "--html-report", "--txt-report", "--linecount-report",
+                                      "--xml-report", "--cobertura-xml-report"),
+    "cargo": ("--target-dir",), "tree": ("-o",), "eslint": ("-o", "--output-file"),
 }
 
 

@@ -7,6 +7,9 @@ from threatkit import Row, category_tests
 
 CATEGORY = "deletion"
 ROWS: list[Row] = [
+    # zip's -m moves the files it packs into the archive: they are deleted
+    ("zip -rm backup.zip src", "ask"),
+    ("zip --move -r backup.zip docs", "ask"),
     ("rm -rf /", "ask"),
     ("rm -rf /*", "ask"),
     ("rm -rf --no-preserve-root /", "ask"),

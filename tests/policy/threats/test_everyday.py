@@ -265,6 +265,15 @@ ROWS: list[Row] = [
     ("sed 's/port/PORT/w changed.txt' config/settings.yaml", "notice"),
     ("ln -s src/app.py app_link.py", "notice"),
     ("find src -name '*.py' | xargs grep -n TODO", "silent"),
+    # Tests and linters with their ordinary options.
+    ("go test -run TestParse -count=1 ./...", "runs"),
+    ("npm run build --if-present", "runs"),
+    ("pylint --disable=C0114 src", "runs"),
+    ("eslint --max-warnings 0 src", "runs"),
+    ("jest --coverage", "runs"),
+    ("curl -sS -o /dev/null -w '%{http_code}' http://localhost:8000/", "runs"),
+    ("zip -r dist.zip src", "runs"),
+    ("bat -n src/app.py", "silent"),
 ]
 
 

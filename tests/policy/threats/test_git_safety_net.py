@@ -8,6 +8,28 @@ from threatkit import Row, category_tests
 
 CATEGORY = "git safety net"
 ROWS: list[Row] = [
+    # configuration whose value git runs, or that strips handrail's trailer from messages
+    ("git config --local trailer.ticket.cmd ./t.sh", "ask"),
+    ("git config trailer.sig.command 'sh ./sign.sh'", "ask"),
+    ("git config --local gpg.ssh.defaultKeyCommand 'sh -c ./k'", "ask"),
+    ("git config core.commentChar A", "ask"),
+    ("git config core.commentString '//'", "ask"),
+    ("git config commit.cleanup verbatim", "ask"),
+    ("git -c core.commentString=Handrail commit -m 'fix parser'", "ask"),
+    ("git config set --append core.hooksPath ./nohooks", "ask"),
+    ("git --exec-path=./bin status", "ask"),
+    # commits no hook sees, files taken out of the work tree, jobs scheduled
+    ("git commit-tree -p HEAD -m wip HEAD^{tree}", "ask"),
+    ("git cherry-pick stash@{1}", "ask"),
+    ("git merge --ff-only refs/stash", "ask"),
+    ("git maintenance start --scheduler=crontab", "ask"),
+    ("git maintenance register", "ask"),
+    ("git sparse-checkout set --no-cone src", "ask"),
+    ("git sparse-checkout disable", "ask"),
+    ("git sparse-checkout list", "silent"),
+    ("git config get core.commentChar", "silent"),
+    ("git config set user.email dev@example.org", "notice"),
+    ("git merge --no-ff feature/parser", "notice"),
     ('git commit --no-verify -m "wip"', "ask"),
     ('git commit -n -m "quick fix"', "ask"),
     ('git commit -nm "quick fix"', "ask"),

@@ -10,6 +10,12 @@ from threatkit import Row, category_tests
 CATEGORY = "handrail's own verbs and interactive sessions"
 APPROVE = "handrail gate approve login publish"
 ROWS: list[Row] = [
+    # removing the package removes the guard
+    ("pip3 uninstall --yes Handrail", "ask"),
+    ("python3 -m pip uninstall -y HandRail==0.3.0", "ask"),
+    ("uv tool uninstall handrail", "ask"),
+    ("pip uninstall -y -r requirements.txt", "ask"),
+    ("pip uninstall -y requests", "notice"),
     # the verbs that loosen the policy
     ("handrail task phase login doc_review", "ask"),
     ("handrail task new hotfix --phase implement", "ask"),

@@ -8,6 +8,9 @@ from threatkit import Row, category_tests
 
 CATEGORY = "remote infrastructure"
 ROWS: list[Row] = [
+    # docker cp writes its destination on the host
+    ("docker cp web:/root/.profile ~/.profile", "ask"),
+    ("docker cp web:/app/report.html ./reports/", "notice"),
     ('docker compose exec db dropdb shop', 'ask'),
     ('docker compose exec web pytest -q', 'runs'),
     ("kubectl delete namespace production", "ask"),
