@@ -8,6 +8,8 @@ from threatkit import Row, category_tests
 CATEGORY = "deletion"
 ROWS: list[Row] = [
     ("rm -rf /", "ask"),
+    ("rm -f .en*", "ask"),
+    ("rm -f ./*.pem ./*.ke?", "ask"),
     ("rm -rf /*", "ask"),
     ("rm -rf --no-preserve-root /", "ask"),
     ("rm -rf ~", "ask"),

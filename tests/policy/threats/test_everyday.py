@@ -252,6 +252,10 @@ ROWS: list[Row] = [
     ("rm -rf dist build", "notice"),
     ("find . -name __pycache__ -delete", "notice"),
     ("rm -rf .pytest_cache .mypy_cache", "notice"),
+    ("rm -f src/*.pyc", "notice"),
+    ("rm -rf build/*", "notice"),
+    ("cp src/app.py /tmp/src-*.bak", "notice"),
+    ("chmod +x scripts/*.sh", "notice"),
     # Running the project.
     ("python3 src/app.py", "runs"),
     ("curl -s http://localhost:8000/health", "runs"),
