@@ -31,6 +31,15 @@ THREATS = Path(__file__).parent / "threats"
 # Commands of our own, each written from the program's manual, for table rows no threat row
 # exercises: (command, expectation as in the threat suite).
 MUTANT_WITNESS: list[Row] = [
+    # targets.COMPRESSORS: a compressor replaces the file it is given.
+    ('gunzip .handrail/autonomy-protocol.json.gz', 'ask'),
+    ('bunzip2 .git/hooks/pre-commit.bz2', 'ask'),
+    ('unxz .git/hooks/pre-push.xz', 'ask'),
+    ('lzma .git/hooks/pre-commit', 'ask'),
+    ('unzstd --rm .git/hooks/pre-commit.zst', 'ask'),
+    ('lz4 --rm .git/hooks/pre-commit', 'ask'),
+    ('pigz .git/hooks/pre-commit', 'ask'),
+    ('compress .git/hooks/pre-commit', 'ask'),
     # options.DANGEROUS: each option as its program's manual gives it.
     ('tar -xf release.tar --to-command=cat', 'ask'),
     ('tar -cf out.tar --checkpoint=100 --checkpoint-action=exec=date src', 'ask'),

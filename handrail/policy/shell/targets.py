@@ -16,6 +16,7 @@ from handrail.policy.shell.common import (
     sensitive,
 )
 from handrail.policy.shell.parts import resolve
+from handrail.policy.shell.sidewrites import COMPRESSORS, compressed, download_files
 from handrail.policy.shell.syntax import Word
 
 TYPE_CHECKING = False
@@ -95,10 +96,13 @@ def write_targets(part: Part) -> tuple[list[Word], list[Word]]:
     elif name in ("rm", "unlink", "rmdir", "shred", "srm", "trash", "rimraf"):
         removed += operands(words)
     elif name in ("curl", "wget"):
-        written += _download_files(words, "o" if name == "curl" else "O")
-        written += _option_files(words, _FILE_OPTS[name])
+        written += download_files(words, "o" if name == "curl" else "O") + _option_files(words, _FILE_OPTS[name])
     elif name in _FILE_OPTS or name in _EXTRACTORS:
         written += _option_files(words, _FILE_OPTS[name]) if name in _FILE_OPTS else _extract_dirs(name, words)
+    elif name in COMPRESSORS or name == "xxd":
+        written_c, removed_c = compressed(name, words)
+        written += written_c
+        removed += removed_c
     if name in ("sed", "gsed", "awk", "gawk", "mawk", "nawk"):
         written += _script_files(part)
     if name == "uniq":
@@ -111,32 +115,6 @@ def write_targets(part: Part) -> tuple[list[Word], list[Word]]:
     elif name == "git" and len(words) > 1 and words[1].text == "format-patch":
         written += _option_files(words, ("-o", "--output-directory"))
     return written, removed
-
-
-# Short options of curl and wget that take a value: in a cluster (`-sLo f`) they end it.
-_DOWNLOAD_VALUES = frozenset("dHXuAebcFTKxwmrECDYyzaiUPQtkBe")
-
-
-def _download_files(words: list[Word], letter: str) -> list[Word]:
-    """Where curl's `-o` or wget's `-O` saves: `-o f`, `-of`, `-sLo f`, `-sof`, `--output f`, `--output=f`."""
-    out: list[Word] = []
-    for i, w in enumerate(words[1:], 1):
-        t = w.text
-        value: Word | None = None
-        if t in ("--output", "--output-document") and i + 1 < len(words):
-            value = words[i + 1]
-        elif t.startswith(("--output=", "--output-document=")):
-            value = Word(t.split("=", 1)[1], w.raw)
-        elif t[:1] == "-" and t[1:2] not in ("-", "") and not w.dyn:
-            for j, c in enumerate(t[1:], 1):
-                if c == letter:
-                    value = Word(t[j + 1:], w.raw) if j + 1 < len(t) else words[i + 1] if i + 1 < len(words) else None
-                    break
-                if c in _DOWNLOAD_VALUES:
-                    break
-        if value is not None and value.text != "-":
-            out.append(value)
-    return out
 
 
 def _is_dir_flag(t: str) -> bool:
@@ -375,4 +353,4 @@ def _judge(part: Part, w: Word, ctx: Ctx, *, delete: bool, redirect: bool) -> li
 WRITERS = frozenset({"tee", "touch", "truncate", "mkdir", "sudoedit", "chattr", "setfacl", "sed", "gsed", "perl",
                      *_COPIERS, "dd", "chmod", "chown", "chgrp", "rm", "unlink", "rmdir", "shred", "srm", "trash",
                      "rimraf", "curl", "wget", "uniq", "git", "awk", "gawk", "mawk", "nawk", *_FILE_OPTS,
-                     *_EXTRACTORS})
+                     *COMPRESSORS, "xxd", *_EXTRACTORS})

@@ -256,6 +256,10 @@ ROWS: list[Row] = [
     ("rm -rf build/*", "notice"),
     ("cp src/app.py /tmp/src-*.bak", "notice"),
     ("chmod +x scripts/*.sh", "notice"),
+    ("gzip -k dist/app.tar", "notice"),
+    ("gzip -c src/app.py > /tmp/app.py.gz", "notice"),
+    ("xxd src/app.py", "silent"),
+    ("gzip -l /tmp/app.py.gz", "silent"),
     # Running the project.
     ("python3 src/app.py", "runs"),
     ("curl -s http://localhost:8000/health", "runs"),
