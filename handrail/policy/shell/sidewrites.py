@@ -51,7 +51,9 @@ def compressed(name: str, words: list[Word]) -> tuple[list[Word], list[Word]]:
     short = "".join(t[1:] for t in texts if t[:1] == "-" and t[1:2] != "-")
     if set(short) & set("ctl") or any(t in ("--stdout", "--to-stdout", "--test", "--list") for t in texts):
         return [], []
-    ops = operands(words, _COMPRESS_VALUES)
+    # a name known only at run time is left to the other rules, as before compressors were read here
+    # (`for f in *.log; do gzip "$f"; done`)
+    ops = [w for w in operands(words, _COMPRESS_VALUES) if not w.dyn]
     if name == "zstd" or name == "lz4":
         out = next((words[i + 1] for i, w in enumerate(words[:-1]) if w.text == "-o"), None)
         if out is not None or (name == "lz4" and len(ops) == 2):  # `lz4 IN OUT`, `zstd IN -o OUT`
@@ -59,9 +61,8 @@ def compressed(name: str, words: list[Word]) -> tuple[list[Word], list[Word]]:
     suffix = COMPRESSORS[name]
     unpack = name.startswith("un") or name == "gunzip" or "d" in short or "--decompress" in texts
     new = [(w.text[: -len(suffix)] if w.text.endswith(suffix) else w.text) if unpack else w.text + suffix
-           for w in ops if not w.dyn]
+           for w in ops]
     written = [Word(t, t) for t in new]
-    written += [w for w in ops if w.dyn]
     # zstd and lz4 keep the original unless told to remove it
     keeps = "k" in short or "--keep" in texts or (name in ("zstd", "unzstd", "lz4") and "--rm" not in texts)
     return written, [] if keeps else ops
