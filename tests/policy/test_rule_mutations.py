@@ -422,7 +422,7 @@ KNOWN_UNCOVERED: dict[str, int] = {
     "pytables._MODULES": 190,
     "pytables._OS_RULES": 178,
     "pytables._PATH_METHODS": 29,
-    "reads.CREDENTIALS": 55,
+    "reads.CREDENTIALS": 53,
     "reads.SECRETS": 1,
     "remote.NETWORK": 20,
     "remote._ANSIBLE_READS": 9,

@@ -259,6 +259,10 @@ ROWS: list[Row] = [
     ("gzip -k dist/app.tar", "notice"),
     ("gzip -c src/app.py > /tmp/app.py.gz", "notice"),
     ("xxd src/app.py", "silent"),
+    ("cat ~/.ssh/id_ed25519.pub", "silent"),
+    ("cat ~/.ssh/known_hosts", "silent"),
+    ("grep github.com ~/.ssh/known_hosts", "silent"),
+    ("cat ~/.ssh/config", "silent"),
     ("gzip -l /tmp/app.py.gz", "silent"),
     # Running the project.
     ("python3 src/app.py", "runs"),

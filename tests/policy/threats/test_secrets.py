@@ -81,6 +81,11 @@ ROWS: list[Row] = [
     ("less ~/.ssh/id_ed25519", "ask"),
     ("hexdump -C ~/.ssh/id_ed25519", "ask"),
     ("ssh-keygen -y -f ~/.ssh/id_ed25519", "ask"),
+    # every file of ~/.ssh may be a private key, whatever its name
+    ("cat ~/.ssh/github_deploy", "ask"),
+    ("head -c 400 ~/.ssh/work-laptop", "ask"),
+    ("base64 ~/.ssh/deploy.pem.bak", "ask"),
+    ("cp ~/.ssh/ci /tmp/ci", "ask"),
     ("cat ~/.aws/credentials", "ask"),
     ("grep aws_secret ~/.aws/credentials", "ask"),
     ("cat ~/.netrc", "ask"),
