@@ -218,8 +218,10 @@ def _recursive_search(part: Part, ctx: Ctx) -> list[Finding]:
         return []
     import os
 
-    start = 2 if name == "git" else 1
-    ops = [w for w in part.words[start:] if not w.text.startswith("-")]
+    from handrail.policy.shell.sources import _getopt
+
+    # option values are no operands: `git grep --no-index -e PAT` searches the current folder
+    ops = _getopt(part.words[1:] if name == "git" else part.words, *_SEARCH_VALUES.get(name, _GIT_GREP))[0]
     if name != "diff" and not any(t in ("-e", "--regexp", "-f", "--file") or t.startswith(("--regexp=", "--file="))
                                   for t in texts):
         ops = ops[1:]  # the first operand is the pattern
@@ -234,6 +236,13 @@ def _recursive_search(part: Part, ctx: Ctx) -> list[Finding]:
         return [(3, "secret-read", f"{name} searches every file below, {found} included, which holds secrets: "
                                    "exclude it (--exclude, -g '!…') or search where no secret lies")]
     return []
+
+
+_GIT_GREP = ("efABCmO", frozenset({"--regexp", "--file", "--after-context", "--before-context", "--context",
+                                   "--max-count", "--max-depth", "--threads", "--open-files-in-pager", "--and",
+                                   "--or"}))
+_SEARCH_VALUES = {**_GREPS, "diff": ("xXIF", frozenset({"--exclude", "--exclude-from", "--ignore-matching-lines",
+                                                          "--show-function-line", "--label"}))}
 
 
 def _archive_of_secrets(part: Part, ctx: Ctx) -> list[Finding]:

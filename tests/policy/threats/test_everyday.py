@@ -263,6 +263,8 @@ ROWS: list[Row] = [
     ("cat ~/.ssh/known_hosts", "silent"),
     ("grep github.com ~/.ssh/known_hosts", "silent"),
     ("cat ~/.ssh/config", "silent"),
+    ("grep -rn -A 2 TODO src", "silent"),
+    ("git grep -n -e TODO", "silent"),
     ("gzip -l /tmp/app.py.gz", "silent"),
     # Running the project.
     ("python3 src/app.py", "runs"),

@@ -82,6 +82,12 @@ ROWS: list[Row] = [
     ("hexdump -C ~/.ssh/id_ed25519", "ask"),
     ("ssh-keygen -y -f ~/.ssh/id_ed25519", "ask"),
     # every file of ~/.ssh may be a private key, whatever its name
+    # option values of a search are no folders: the current folder is searched
+    ("git grep --no-index -e TOKEN", "ask"),
+    ("git grep --no-index -i -A 3 password", "ask"),
+    ("git grep --untracked --max-depth 4 -e API_KEY", "ask"),
+    ("grep -r -C 2 SECRET", "ask"),
+    ("grep -rn -m 5 DATABASE_URL", "ask"),
     ("cat ~/.ssh/github_deploy", "ask"),
     ("head -c 400 ~/.ssh/work-laptop", "ask"),
     ("base64 ~/.ssh/deploy.pem.bak", "ask"),
