@@ -261,7 +261,8 @@ def _archive_of_secrets(part: Part, ctx: Ctx) -> list[Finding]:
         return []
     if any("exclude" in t or t.startswith("-x") for t in texts):
         return []
-    roots = [resolve(w, part.cwd, ctx.home) for w in part.words[1:] if not w.text.startswith("-") and not w.dyn]
+    roots = _tar_roots(part, ctx) if name == "tar" else [
+        resolve(w, part.cwd, ctx.home) for w in part.words[1:] if not w.text.startswith("-") and not w.dyn]
     dirs = [r for r in roots if r is not None and os.path.isdir(r)]
     if name in ("cp", "rsync", "scp") and dirs and roots and roots[-1] == dirs[-1]:
         dirs = dirs[:-1]  # the last operand is where it copies to
@@ -272,6 +273,25 @@ def _archive_of_secrets(part: Part, ctx: Ctx) -> list[Finding]:
         return [(3, "secret-read", f"{name} takes every file below, {found} included, which holds secrets: exclude "
                                    "it or name what to take")]
     return []
+
+
+def _tar_roots(part: Part, ctx: Ctx) -> list[str | None]:
+    """What tar takes, each operand from the last `-C DIR` before it (`-C /tmp stage`: /tmp/stage)."""
+    out: list[str | None] = []
+    base, words, skip = part.cwd, part.words, False
+    for i, w in enumerate(words[1:], 1):
+        t = w.text
+        if skip:
+            skip = False
+            continue
+        if t in ("-C", "--directory") and i + 1 < len(words):
+            base = resolve(words[i + 1], base, ctx.home)
+            skip = True
+        elif t.startswith("--directory="):
+            base = resolve(Word(t.split("=", 1)[1], w.raw), base, ctx.home)
+        elif not t.startswith("-") and not w.dyn:
+            out.append(resolve(w, base, ctx.home))
+    return out
 
 
 _WALKS: dict[str, str | None] = {}

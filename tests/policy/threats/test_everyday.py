@@ -265,6 +265,8 @@ ROWS: list[Row] = [
     ("cat ~/.ssh/config", "silent"),
     ("grep -rn -A 2 TODO src", "silent"),
     ("git grep -n -e TODO", "silent"),
+    ("tar czf /tmp/dist.tgz -C /tmp stage", "notice"),
+    ("tar -C src -czf /tmp/src.tgz .", "notice"),
     ("gzip -l /tmp/app.py.gz", "silent"),
     # Running the project.
     ("python3 src/app.py", "runs"),

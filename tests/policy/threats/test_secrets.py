@@ -88,6 +88,7 @@ ROWS: list[Row] = [
     ("git grep --untracked --max-depth 4 -e API_KEY", "ask"),
     ("grep -r -C 2 SECRET", "ask"),
     ("grep -rn -m 5 DATABASE_URL", "ask"),
+    ("tar czf /tmp/all.tgz -C .. shop", "ask"),
     ("cat ~/.ssh/github_deploy", "ask"),
     ("head -c 400 ~/.ssh/work-laptop", "ask"),
     ("base64 ~/.ssh/deploy.pem.bak", "ask"),
