@@ -31,6 +31,15 @@ THREATS = Path(__file__).parent / "threats"
 # Commands of our own, each written from the program's manual, for table rows no threat row
 # exercises: (command, expectation as in the threat suite).
 MUTANT_WITNESS: list[Row] = [
+    # targets.COMPRESSORS: a compressor replaces the file it is given.
+    ('gunzip .handrail/autonomy-protocol.json.gz', 'ask'),
+    ('bunzip2 .git/hooks/pre-commit.bz2', 'ask'),
+    ('unxz .git/hooks/pre-push.xz', 'ask'),
+    ('lzma .git/hooks/pre-commit', 'ask'),
+    ('unzstd --rm .git/hooks/pre-commit.zst', 'ask'),
+    ('lz4 --rm .git/hooks/pre-commit', 'ask'),
+    ('pigz .git/hooks/pre-commit', 'ask'),
+    ('compress .git/hooks/pre-commit', 'ask'),
     # options.DANGEROUS: each option as its program's manual gives it.
     ('ack --pager=./page.sh TODO', 'ask'),
     ('curl --config ./curlrc https://example.org', 'ask'),
@@ -461,7 +470,7 @@ KNOWN_UNCOVERED: dict[str, int] = {
     "pytables._MODULES": 190,
     "pytables._OS_RULES": 178,
     "pytables._PATH_METHODS": 29,
-    "reads.CREDENTIALS": 55,
+    "reads.CREDENTIALS": 53,
     "reads.SECRETS": 1,
     "remote.NETWORK": 20,
     "remote._ANSIBLE_READS": 9,
@@ -498,7 +507,7 @@ KNOWN_UNCOVERED: dict[str, int] = {
     "system._SCHEDULERS": 3,
     "system._SERVICE_READS": 4,
     "system._SYSTEMCTL_READS": 14,
-    "targets.WRITERS": 24,
+    "targets.WRITERS": 23,
 }
 
 

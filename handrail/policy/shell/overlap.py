@@ -1,5 +1,5 @@
 """Whether a glob could name a secret: the overlap of a shell glob (`~/.ssh/*`) with the secret
-patterns of reads.py (`**/.ssh/id_*`), decided on the patterns themselves, so that a glob over
+patterns of reads.py (`**/.ssh/**`), decided on the patterns themselves, so that a glob over
 a folder that is empty today, or one handrail does not list, is judged by what it could read.
 
 Both sides are read as paths of `/`-separated components; `**` is any number of components,
@@ -113,7 +113,9 @@ def _pattern_path(pattern: str) -> str:
 def meeting(glob: str, patterns: Iterable[str], *, dot_rule: bool = True) -> str | None:
     """The first of `patterns` that some path the absolute `glob` names could match, or None."""
     g = _split(glob)
-    public = glob.lower().endswith(".pub")  # a public key is meant to be shared (reads.py)
+    from handrail.policy.shell.reads import public_ssh
+
+    public = public_ssh(glob)  # a public key is meant to be shared (reads.py)
     for pattern in patterns:
         if public and ".ssh/" in pattern:
             continue

@@ -21,7 +21,7 @@ SECRETS = (ENV_PATTERN, "*.pem", "*.key", "**/secrets/**")
 # Credential files that live outside projects, in a home folder or the system: matched at
 # any depth of an absolute path, so that whoever the home folder belongs to, it is caught.
 CREDENTIALS = (
-    "**/.ssh/id_*", "**/.ssh/*_key", "**/.ssh/*.key", "**/.aws/credentials", "**/.aws/sso/cache/**",
+    "**/.ssh/**", "**/.aws/credentials", "**/.aws/sso/cache/**",
     "**/.aws/cli/cache/**", "**/.netrc", "**/_netrc", "**/.npmrc", "**/.yarnrc.yml", "**/.pypirc",
     "**/.docker/config.json", "**/.kube/config", "**/.kube/**/config", "**/.config/gcloud/**",
     "**/.azure/**", "**/.git-credentials", "**/.config/git/credentials", "**/.config/gh/hosts.yml",
@@ -58,7 +58,19 @@ def read_refusal(path: str) -> Refusal | None:
     if pattern == ENV_PATTERN and env_template(path):
         # a template of `.env` (scope.ENV_TEMPLATES), unless another pattern names it (`secrets/.env.example`)
         pattern = _SETS[1][0].match(path.lstrip("/"))
-    if pattern is None or (".ssh/" in pattern and ".pub" in path.rsplit("/", 2)[-2] + path.rsplit("/", 1)[-1]):
+    if pattern is None or (".ssh/" in pattern and public_ssh(path)):
         return None  # a public key is meant to be shared
     why = _WHY.get(pattern) or (_CREDENTIALS_WHY if pattern in CREDENTIALS else "secrets")
     return Refusal(FORBIDDEN_FILE, pattern, BUILTIN_FORBIDDEN, why)
+
+
+def public_ssh(path: str) -> bool:
+    """A file under `.ssh/` that holds no secret: public keys (`*.pub`, `authorized_keys`, which lists
+    only public keys), the hosts' public keys (`known_hosts`, `known_hosts.old`) and `config`, which
+    names hosts and key files but holds no key. Every other file there may be a private key, whatever
+    it is named (`github_deploy`, `work`), so it is a secret."""
+    low = "/" + path.lower().lstrip("/")
+    below = low.rsplit("/.ssh/", 1)[-1] if "/.ssh/" in low else low.rsplit("/", 1)[-1]
+    name = below.split("/", 1)[0]  # the entry of .ssh: a folder of that name holds the same
+    return name.endswith(".pub") or name.startswith("known_hosts") or name in ("config", "authorized_keys",
+                                                                                "authorized_keys2")

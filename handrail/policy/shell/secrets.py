@@ -218,8 +218,10 @@ def _recursive_search(part: Part, ctx: Ctx) -> list[Finding]:
         return []
     import os
 
-    start = 2 if name == "git" else 1
-    ops = [w for w in part.words[start:] if not w.text.startswith("-")]
+    from handrail.policy.shell.sources import _getopt
+
+    # option values are no operands: `git grep --no-index -e PAT` searches the current folder
+    ops = _getopt(part.words[1:] if name == "git" else part.words, *_SEARCH_VALUES.get(name, _GIT_GREP))[0]
     if name != "diff" and not any(t in ("-e", "--regexp", "-f", "--file") or t.startswith(("--regexp=", "--file="))
                                   for t in texts):
         ops = ops[1:]  # the first operand is the pattern
@@ -234,6 +236,13 @@ def _recursive_search(part: Part, ctx: Ctx) -> list[Finding]:
         return [(3, "secret-read", f"{name} searches every file below, {found} included, which holds secrets: "
                                    "exclude it (--exclude, -g '!…') or search where no secret lies")]
     return []
+
+
+_GIT_GREP = ("efABCmO", frozenset({"--regexp", "--file", "--after-context", "--before-context", "--context",
+                                   "--max-count", "--max-depth", "--threads", "--open-files-in-pager", "--and",
+                                   "--or"}))
+_SEARCH_VALUES = {**_GREPS, "diff": ("xXIF", frozenset({"--exclude", "--exclude-from", "--ignore-matching-lines",
+                                                          "--show-function-line", "--label"}))}
 
 
 def _archive_of_secrets(part: Part, ctx: Ctx) -> list[Finding]:
@@ -252,7 +261,8 @@ def _archive_of_secrets(part: Part, ctx: Ctx) -> list[Finding]:
         return []
     if any("exclude" in t or t.startswith("-x") for t in texts):
         return []
-    roots = [resolve(w, part.cwd, ctx.home) for w in part.words[1:] if not w.text.startswith("-") and not w.dyn]
+    roots = _tar_roots(part, ctx) if name == "tar" else [
+        resolve(w, part.cwd, ctx.home) for w in part.words[1:] if not w.text.startswith("-") and not w.dyn]
     dirs = [r for r in roots if r is not None and os.path.isdir(r)]
     if name in ("cp", "rsync", "scp") and dirs and roots and roots[-1] == dirs[-1]:
         dirs = dirs[:-1]  # the last operand is where it copies to
@@ -263,6 +273,25 @@ def _archive_of_secrets(part: Part, ctx: Ctx) -> list[Finding]:
         return [(3, "secret-read", f"{name} takes every file below, {found} included, which holds secrets: exclude "
                                    "it or name what to take")]
     return []
+
+
+def _tar_roots(part: Part, ctx: Ctx) -> list[str | None]:
+    """What tar takes, each operand from the last `-C DIR` before it (`-C /tmp stage`: /tmp/stage)."""
+    out: list[str | None] = []
+    base, words, skip = part.cwd, part.words, False
+    for i, w in enumerate(words[1:], 1):
+        t = w.text
+        if skip:
+            skip = False
+            continue
+        if t in ("-C", "--directory") and i + 1 < len(words):
+            base = resolve(words[i + 1], base, ctx.home)
+            skip = True
+        elif t.startswith("--directory="):
+            base = resolve(Word(t.split("=", 1)[1], w.raw), base, ctx.home)
+        elif not t.startswith("-") and not w.dyn:
+            out.append(resolve(w, base, ctx.home))
+    return out
 
 
 _WALKS: dict[str, str | None] = {}

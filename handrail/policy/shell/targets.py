@@ -16,6 +16,7 @@ from handrail.policy.shell.common import (
     sensitive,
 )
 from handrail.policy.shell.parts import resolve
+from handrail.policy.shell.sidewrites import COMPRESSORS, compressed, download_files
 from handrail.policy.shell.syntax import Word
 
 TYPE_CHECKING = False
@@ -95,13 +96,13 @@ def write_targets(part: Part) -> tuple[list[Word], list[Word]]:
     elif name in ("rm", "unlink", "rmdir", "shred", "srm", "trash", "rimraf"):
         removed += operands(words)
     elif name in ("curl", "wget"):
-        flag = "-o" if name == "curl" else "-O"
-        for i, w in enumerate(words[:-1]):
-            if w.text in (flag, "--output", "--output-document") and words[i + 1].text != "-":
-                written.append(words[i + 1])
-        written += _option_files(words, _FILE_OPTS[name])
+        written += download_files(words, "o" if name == "curl" else "O") + _option_files(words, _FILE_OPTS[name])
     elif name in _FILE_OPTS or name in _EXTRACTORS:
         written += _option_files(words, _FILE_OPTS[name]) if name in _FILE_OPTS else _extract_dirs(name, words)
+    elif name in COMPRESSORS or name == "xxd":
+        written_c, removed_c = compressed(name, words)
+        written += written_c
+        removed += removed_c
     if name in ("sed", "gsed", "awk", "gawk", "mawk", "nawk"):
         written += _script_files(part)
     if name == "uniq":
@@ -287,44 +288,69 @@ def check_paths(part: Part, written: list[Word], removed: list[Word], ctx: Ctx) 
         out += _links_protected(part, ctx)
     if not written and not removed:
         return out
+    from handrail.policy.shell.globwrites import with_hits
+
     redirect_targets = {id(r.target) for r in part.redirs if r.target is not None}
+    flagged: set[int] = set()  # globs already found to touch a protected path: one finding says it
     for words, delete in ((written, False), (removed, True)):
-        verb = "removes" if delete else "writes"
-        for w in words:
-            path = resolve(w, part.cwd, ctx.home)
-            shown = w.raw
-            redirect = id(w) in redirect_targets or type(w).__name__ == "ScriptFile"  # sed's `w FILE`
-            if ctx.enabled("protected-paths"):
-                container = delete or part.name in _COPIERS or part.name in ("chmod", "chown", "chgrp", "chattr")
-                hit = _protected(path, w, ctx, delete=delete, container=container)
-                real = _on_disk(path, ctx, delete=delete) if hit is None and path is not None else None
-                if real is not None:
-                    hit = _protected(real, w, ctx, delete=delete, container=container)
-                    shown = f"{w.raw} (a link to {real[len(ctx.project) + 1:] if in_project(real, ctx) else real})"
-                if hit is not None:
-                    out.append((3, "protected-paths", f"{verb} {shown}, which matches '{hit[0]}' ({hit[1]})"))
-                    continue
-                shown = w.raw
-            if path is None:
-                if w.raw == "{}" and any(v.startswith("find -exec") for v in part.via):
-                    continue  # a file find found: find's own rule judges where it looks
-                # a target known only at run time could be any file, a protected one included
-                out.append((3, "dynamic", f"{verb} {shown}, a path only known at run time"))
+        for w, came_from in with_hits(words, part.cwd, ctx.home):
+            if id(came_from or w) in flagged:
                 continue
-            if path.startswith("/dev/") and part.name in ("mv", "cp", "install") and not redirect:
-                out.append((3, "system-paths", f"{part.name} onto {shown} replaces a device file"))
+            redirect = id(came_from or w) in redirect_targets or type(w).__name__ == "ScriptFile"  # sed's `w FILE`
+            if came_from is w:
+                out.append((3, "dynamic", f"{'removes' if delete else 'writes'} {w.raw}, a glob that names more "
+                                          "than 2,000 files: too many to check"))
                 continue
-            if path.startswith("/dev/"):
-                if path in SAFE_DEVICES or path.startswith(("/dev/fd/", "/dev/pts/", "/dev/shm/")):
-                    continue
-                if ctx.enabled("disk-write"):
-                    out.append((3, "disk-write", f"{verb} the device {path}"))
-                continue
-            why = sensitive(path, ctx, delete=delete)
-            if why is not None and ctx.enabled("system-paths"):
-                out.append((3, "system-paths", f"{verb} {shown}: {why}"))
-            elif redirect and ctx.enabled("redirect-write"):
-                out.append((2, "redirect-write", f"writes {shown}"))
+            found = _judge(part, w, ctx, delete=delete, redirect=redirect)
+            if found and any(tier == 3 for tier, _, _ in found) and (w.glob or came_from is not None):
+                flagged.add(id(came_from or w))
+            out += found
+    return out
+
+
+def _judge(part: Part, w: Word, ctx: Ctx, *, delete: bool, redirect: bool) -> list[Finding]:
+    """The rules on one written or removed word."""
+    out: list[Finding] = []
+    verb = "removes" if delete else "writes"
+    path = resolve(w, part.cwd, ctx.home)
+    shown = w.raw
+    if ctx.enabled("protected-paths"):
+        container = delete or part.name in _COPIERS or part.name in ("chmod", "chown", "chgrp", "chattr")
+        hit = _protected(path, w, ctx, delete=delete, container=container)
+        real = _on_disk(path, ctx, delete=delete) if hit is None and path is not None else None
+        if real is not None:
+            hit = _protected(real, w, ctx, delete=delete, container=container)
+            shown = f"{w.raw} (a link to {real[len(ctx.project) + 1:] if in_project(real, ctx) else real})"
+        if hit is None and w.glob and path is not None and in_project(path, ctx) and path != ctx.project:
+            from handrail.policy.shell.globwrites import could_name
+
+            hit = could_name(path[len(ctx.project) + 1:])
+            if hit is not None:
+                shown = f"{w.raw}, a glob that can name a path"
+        if hit is not None:
+            out.append((3, "protected-paths", f"{verb} {shown}, which matches '{hit[0]}' ({hit[1]})"))
+            return out
+        shown = w.raw
+    if path is None:
+        if w.raw == "{}" and any(v.startswith("find -exec") for v in part.via):
+            return out  # a file find found: find's own rule judges where it looks
+        # a target known only at run time could be any file, a protected one included
+        out.append((3, "dynamic", f"{verb} {shown}, a path only known at run time"))
+        return out
+    if path.startswith("/dev/") and part.name in ("mv", "cp", "install") and not redirect:
+        out.append((3, "system-paths", f"{part.name} onto {shown} replaces a device file"))
+        return out
+    if path.startswith("/dev/"):
+        if path in SAFE_DEVICES or path.startswith(("/dev/fd/", "/dev/pts/", "/dev/shm/")):
+            return out
+        if ctx.enabled("disk-write"):
+            out.append((3, "disk-write", f"{verb} the device {path}"))
+        return out
+    why = sensitive(path, ctx, delete=delete)
+    if why is not None and ctx.enabled("system-paths"):
+        out.append((3, "system-paths", f"{verb} {shown}: {why}"))
+    elif redirect and ctx.enabled("redirect-write"):
+        out.append((2, "redirect-write", f"writes {shown}"))
     return out
 
 
@@ -333,4 +359,4 @@ def check_paths(part: Part, written: list[Word], removed: list[Word], ctx: Ctx) 
 WRITERS = frozenset({"tee", "touch", "truncate", "mkdir", "sudoedit", "chattr", "setfacl", "sed", "gsed", "perl",
                      *_COPIERS, "dd", "chmod", "chown", "chgrp", "rm", "unlink", "rmdir", "shred", "srm", "trash",
                      "rimraf", "curl", "wget", "uniq", "git", "awk", "gawk", "mawk", "nawk", *_FILE_OPTS,
-                     *_EXTRACTORS})
+                     *COMPRESSORS, "xxd", *_EXTRACTORS})

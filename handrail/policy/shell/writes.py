@@ -13,6 +13,7 @@ import os
 
 from handrail.policy.shell import effects, unwrap
 from handrail.policy.shell import rules as cmdrules
+from handrail.policy.shell.globwrites import with_hits
 from handrail.policy.shell.syntax import ShellSyntaxError, Word
 
 # Their operands change a path's mode or make a folder, not a file's content: only
@@ -44,12 +45,18 @@ def touched_paths(parts: list[unwrap.Part], home: str) -> list[str]:
             continue
         eff = effects.of_part(part)
         written, removed = eff.writes, eff.removes
-        for word in removed:
+        for word, came_from in with_hits(removed, part.cwd, home):
+            if came_from is word:
+                continue  # a glob past the bound: the classifier asks about it
             path = unwrap.resolve(word, part.cwd, home)
             if path is not None and not _regenerable(path):
                 out[path] = None
         redirected = {id(r.target) for r in part.redirs if r.target is not None}
-        for word in written:
+        for word, came_from in with_hits(written, part.cwd, home):
+            if came_from is word:
+                continue
+            if came_from is not None and id(came_from) in redirected:
+                redirected.add(id(word))
             if part.name in METADATA and id(word) not in redirected:
                 continue
             path = unwrap.resolve(word, part.cwd, home)

@@ -11,6 +11,8 @@ ROWS: list[Row] = [
     ("zip -rm backup.zip src", "ask"),
     ("zip --move -r backup.zip docs", "ask"),
     ("rm -rf /", "ask"),
+    ("rm -f .en*", "ask"),
+    ("rm -f ./*.pem ./*.ke?", "ask"),
     ("rm -rf /*", "ask"),
     ("rm -rf --no-preserve-root /", "ask"),
     ("rm -rf ~", "ask"),

@@ -81,6 +81,18 @@ ROWS: list[Row] = [
     ("less ~/.ssh/id_ed25519", "ask"),
     ("hexdump -C ~/.ssh/id_ed25519", "ask"),
     ("ssh-keygen -y -f ~/.ssh/id_ed25519", "ask"),
+    # every file of ~/.ssh may be a private key, whatever its name
+    # option values of a search are no folders: the current folder is searched
+    ("git grep --no-index -e TOKEN", "ask"),
+    ("git grep --no-index -i -A 3 password", "ask"),
+    ("git grep --untracked --max-depth 4 -e API_KEY", "ask"),
+    ("grep -r -C 2 SECRET", "ask"),
+    ("grep -rn -m 5 DATABASE_URL", "ask"),
+    ("tar czf /tmp/all.tgz -C .. shop", "ask"),
+    ("cat ~/.ssh/github_deploy", "ask"),
+    ("head -c 400 ~/.ssh/work-laptop", "ask"),
+    ("base64 ~/.ssh/deploy.pem.bak", "ask"),
+    ("cp ~/.ssh/ci /tmp/ci", "ask"),
     ("cat ~/.aws/credentials", "ask"),
     ("grep aws_secret ~/.aws/credentials", "ask"),
     ("cat ~/.netrc", "ask"),
