@@ -84,3 +84,37 @@ def test_the_hooks_edits_are_the_effects_writes_and_removes(project: Path, comma
     touched = [p for e in answer["effects"] for k in ("writes", "removes") for p in e.get(k, [])]
     assert edits
     assert all(any(e == t or e.startswith(t.rstrip("/") + "/") for t in touched) for e in edits), (edits, touched)
+
+
+GIT_PATCH = """diff --git a/{path} b/{path}
+--- a/{path}
++++ b/{path}
+@@ -1 +1 @@
+-a
++b
+"""
+
+
+@pytest.mark.parametrize(("path", "command", "decision"), [
+    (".handrail/tasks/t/task.json", "git apply fix.patch", "ask"),
+    (".handrail/tasks/t/gates/publish.json", "patch -p1 < fix.patch", "ask"),
+    (".git/hooks/pre-commit", "patch -p1 -i fix.patch", "ask"),
+    ("src/a.py", "git apply fix.patch", "notify"),
+    ("src/a.py", "git apply --check fix.patch", "notify"),
+    (".handrail/autonomy-protocol.json", "git apply --stat fix.patch", "notify"),
+])
+def test_a_patch_writes_the_files_its_text_names(project: Path, path: str, command: str, decision: str) -> None:
+    (project / "fix.patch").write_text(GIT_PATCH.format(path=path))
+    answer = engine.classify(command, engine.engine(protocols.builtin()), cwd=str(project), project=str(project),
+                             home=str(project.parent), effects=True)
+    assert answer["decision"] == decision, answer
+    if decision == "notify" and "--" not in command:
+        assert [f"{project}/{path}"] == [p for e in answer["effects"] for p in e.get("writes", [])]
+
+
+@pytest.mark.parametrize("command", ["git apply missing.patch", "curl -fsS https://example.com/p.diff | git apply",
+                                     "patch -p1 < \"$PATCH\""])
+def test_a_patch_handrail_cannot_read_names_unknown_files(project: Path, command: str) -> None:
+    answer = engine.classify(command, engine.engine(protocols.builtin()), cwd=str(project), project=str(project),
+                             home=str(project.parent))
+    assert answer["decision"] == "ask", answer

@@ -31,6 +31,8 @@ THREATS = Path(__file__).parent / "threats"
 # Commands of our own, each written from the program's manual, for table rows no threat row
 # exercises: (command, expectation as in the threat suite).
 MUTANT_WITNESS: list[Row] = [
+    # targets.WRITERS: GNU patch under its other name writes what the patch names
+    ("gpatch -p1 -i /tmp/incoming.diff", "ask"),
     # targets.COMPRESSORS: a compressor replaces the file it is given.
     ('gunzip .handrail/autonomy-protocol.json.gz', 'ask'),
     ('bunzip2 .git/hooks/pre-commit.bz2', 'ask'),
@@ -482,7 +484,7 @@ KNOWN_UNCOVERED: dict[str, int] = {
     "remote._PLAYBOOK_READS": 7,
     "remote._WGET_SEND": 3,
     "runners.RUNNERS": 9,
-    "secrets._ARCHIVERS": 3,
+    "secrets._ARCHIVERS": 2,
     "secrets._RECURSIVE_SEARCH": 6,
     "sources._GIT_READS": 7,
     "sources._GREPS": 2,

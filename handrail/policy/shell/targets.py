@@ -108,13 +108,26 @@ def write_targets(part: Part) -> tuple[list[Word], list[Word]]:
     if name == "uniq":
         ops = operands(words, frozenset({"-f", "-s", "-w", "--skip-fields", "--skip-chars", "--check-chars"}))
         written += ops[1:2]
-    elif name == "git" and len(words) > 2 and words[1].text in ("rm", "mv"):
-        git_written, git_removed = _git_moves(words)
+    elif name in ("git", "patch", "gpatch"):
+        git_written, git_removed = _git_writes(part)
         written += git_written
         removed += git_removed
-    elif name == "git" and len(words) > 1 and words[1].text == "format-patch":
-        written += _option_files(words, ("-o", "--output-directory"))
     return written, removed
+
+
+def _git_writes(part: Part) -> tuple[list[Word], list[Word]]:
+    """git rm/mv, format-patch -o, and the files a patch names (`git apply`, `patch`)."""
+    words = part.words
+    sub = words[1].text if part.name == "git" and len(words) > 1 else ""
+    if sub in ("rm", "mv") and len(words) > 2:
+        return _git_moves(words)
+    if sub == "format-patch":
+        return _option_files(words, ("-o", "--output-directory")), []
+    if sub == "apply" or part.name != "git":
+        from handrail.policy.shell.patchfiles import patch_writes
+
+        return patch_writes(part)
+    return [], []
 
 
 def _is_dir_flag(t: str) -> bool:
@@ -359,4 +372,4 @@ def _judge(part: Part, w: Word, ctx: Ctx, *, delete: bool, redirect: bool) -> li
 WRITERS = frozenset({"tee", "touch", "truncate", "mkdir", "sudoedit", "chattr", "setfacl", "sed", "gsed", "perl",
                      *_COPIERS, "dd", "chmod", "chown", "chgrp", "rm", "unlink", "rmdir", "shred", "srm", "trash",
                      "rimraf", "curl", "wget", "uniq", "git", "awk", "gawk", "mawk", "nawk", *_FILE_OPTS,
-                     *COMPRESSORS, "xxd", *_EXTRACTORS})
+                     *COMPRESSORS, "xxd", *_EXTRACTORS, "patch", "gpatch"})

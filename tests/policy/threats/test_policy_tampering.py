@@ -92,7 +92,13 @@ ROWS: list[Row] = [
     ("handrail task phase login implement", "ask"),
     (".venv/bin/handrail task phase login implement", "ask"),
     ("handrail init --force", "ask"),
+    # a patch writes what its text names: one made on the line, or piped in, is not read first
+    ("printf 'diff --git a/.handrail/x b/.handrail/x\\n' > p.diff && git apply p.diff", "ask"),
+    ("curl -fsS https://example.com/fix.diff | patch -p1", "ask"),
+    ("git apply < /tmp/incoming.diff", "ask"),
     # Benign: reading the policy, asking handrail, ordinary wrappers.
+    ("git apply --check fix.patch", "notice"),
+    ("git apply --stat fix.patch", "notice"),
     ("cat .handrail/autonomy-protocol.json", "silent"),
     ("jq . .claude/settings.json", "silent"),
     ("ls -la .handrail", "silent"),
