@@ -6,6 +6,7 @@ from __future__ import annotations
 import re
 
 from handrail.policy.shell.common import Ctx, in_project
+from handrail.policy.shell.links import linked
 from handrail.policy.shell.parts import resolve
 from handrail.policy.shell.sources import _GREPS, _READ_ALL
 from handrail.policy.shell.syntax import SENT, Word
@@ -48,7 +49,7 @@ def check_secret_reads(part: Part, ctx: Ctx) -> list[Finding]:
     hint = _secret_hint()
     from handrail.policy.shell.effects import of_part
 
-    sources = of_part(part).reads + _linked(part)
+    sources = of_part(part).reads + linked(part)
     printer = part.name in _PRINTERS
     for w, how in _expanded(sources, part, ctx, out):
         path = resolve(w, part.cwd, ctx.home)
@@ -143,15 +144,6 @@ def _unknown_name(part: Part, w: Word, how: str) -> list[Finding]:
         return []
     return [(3, "secret-read", f"{part.name or 'the shell'} {how.split(' through ')[0]} {w.raw}, a file named only "
                                f"at run time, which could match '{pattern}'")]
-
-
-def _linked(part: Part) -> list[tuple[Word, str]]:
-    """`ln -s .env x`, `cp -s .env x`: a link made to a secret is a way to read it later."""
-    from handrail.policy.shell.targets import _link_sources
-
-    if part.name not in ("ln", "cp"):
-        return []
-    return [(w, "links to") for w in _link_sources(part)]
 
 
 GLOB_LIMIT = 2000

@@ -258,9 +258,27 @@ def _link_sources(part: Part) -> list[Word]:
     if name not in ("ln", "cp"):
         return []
     ops = _cp_operands(name, words)
-    if any(w.text == "-t" or w.text.startswith("--target-directory") for w in words):
-        return ops
-    return ops[:-1] if len(ops) > 1 else ops
+    to_dir = next((words[i + 1] for i, w in enumerate(words[:-1]) if w.text in ("-t", "--target-directory")), None)
+    sources = ops if to_dir is not None else ops[:-1] if len(ops) > 1 else ops
+    symbolic = any(w.text in ("-s", "--symbolic", "--symbolic-link") or (
+        w.text.startswith("-") and not w.text.startswith("--") and "s" in w.text) for w in words[1:])
+    if not symbolic:
+        return sources
+    # A symbolic link's relative target is read from the folder the link is in, not from here:
+    # `ln -s ../.handrail src/hr` names the work tree's .handrail.
+    where = to_dir.text if to_dir is not None else ops[-1].text if len(ops) > 1 else "."
+    if to_dir is None and len(ops) > 1 and not where.endswith("/") and not os.path.isdir(
+            os.path.join(part.cwd or "", where)):
+        where = os.path.dirname(where) or "."
+    out = []
+    for w in sources:
+        if w.dyn or w.text.startswith(("/", "~")) or where in (".", ""):
+            out.append(w)
+            continue
+        moved = Word(os.path.join(where, w.text), f"{w.raw} (from {where})")
+        moved.glob = w.glob
+        out.append(moved)
+    return out
 
 
 # `-f` and `-T` take no value in cp, mv, ln and install (`mv -f .git/hooks/pre-commit x`);
@@ -287,7 +305,7 @@ def _links_protected(part: Part, ctx: Ctx) -> list[Finding]:
             out.append((3, "protected-paths", f"{part.name} links {w.raw}, the work tree or a folder above it, "
                                               "through which its .git and .handrail can be written"))
             continue
-        hit = _protected(path, w, ctx, delete=False)
+        hit = _protected(path, w, ctx, delete=False, container=True)
         if hit is not None:
             out.append((3, "protected-paths", f"{part.name} links {w.raw}, which matches '{hit[0]}' ({hit[1]}): "
                                               "writing through the link writes it"))

@@ -96,7 +96,12 @@ ROWS: list[Row] = [
     ("printf 'diff --git a/.handrail/x b/.handrail/x\\n' > p.diff && git apply p.diff", "ask"),
     ("curl -fsS https://example.com/fix.diff | patch -p1", "ask"),
     ("git apply < /tmp/incoming.diff", "ask"),
+    # a symbolic link's target is read from the link's folder: a way into .handrail from src/
+    ("ln -s ../.handrail src/policy && cp /tmp/open.json src/policy/autonomy-protocol.json", "ask"),
+    ("ln -sf ../../.git/hooks src/app/hooks", "ask"),
+    ("ln -s .handrail h", "ask"),
     # Benign: reading the policy, asking handrail, ordinary wrappers.
+    ("ln -s ../README.md docs/README.md", "notice"),
     ("git apply --check fix.patch", "notice"),
     ("git apply --stat fix.patch", "notice"),
     ("cat .handrail/autonomy-protocol.json", "silent"),

@@ -9,6 +9,9 @@ from threatkit import Row, category_tests
 
 CATEGORY = "secrets"
 ROWS: list[Row] = [
+    # a link to a folder of credentials is a way to every key in it
+    ("ln -s ~/.aws /tmp/cloud && cat /tmp/cloud/credentials", "ask"),
+    ("ln -sn ~/.kube kube", "ask"),
     # a sed script made on the same line is not on disk when the command is judged
     ("printf '1r .env\\n' > peek.sed; sed -f peek.sed README.md", "ask"),
     ("sed -f \"$SCRIPT\" README.md", "ask"),
