@@ -118,3 +118,15 @@ def test_a_patch_handrail_cannot_read_names_unknown_files(project: Path, command
     answer = engine.classify(command, engine.engine(protocols.builtin()), cwd=str(project), project=str(project),
                              home=str(project.parent))
     assert answer["decision"] == "ask", answer
+
+
+@pytest.mark.parametrize(("script", "decision"), [
+    ("cat .env\n", "ask"), ("rm -rf src\n", "ask"), ("export APP_MODE=dev\necho ready\n", "runs"),
+])
+@pytest.mark.parametrize("runner", ["source", ".", "bash"])
+def test_a_sourced_script_is_read_as_a_script_run_by_bash_is(project: Path, runner: str, script: str,
+                                                             decision: str) -> None:
+    (project / "env.sh").write_text(script)
+    answer = engine.classify(f"{runner} env.sh", engine.engine(protocols.builtin()), cwd=str(project),
+                             project=str(project), home=str(project.parent))
+    assert answer["decision"] in (("allow", "notify") if decision == "runs" else (decision,)), answer

@@ -164,6 +164,13 @@ def source(flat: Walker, part: Part, name: str, words: list[Word], st: State) ->
     if len(words) > 1 and (words[1].dyn or words[1].raw[:2] == "<("):
         rule = DOWNLOAD if has_download(words[1]) else DYNAMIC
         part.flags.append((rule, f"{name} runs a script only known at run time"))
+    elif len(words) > 1 and resolve(words[1], part.cwd, flat.home) not in flat.files:
+        # the script is read and its commands judged, as `bash FILE` is (written earlier: note_run judges it)
+        # (the `source` part stays: what it reads is judged too, `source .env` being a secret read)
+        text = _read_script(words[1], part, flat.home)
+        if text is not None and part.script_text is None:
+            flat.shell_text(flat.new_part(part.context, part.via, part.pipe, part.index, st), text, False, False,
+                            f"{name} {words[1].raw}", st, words)
     return words
 
 
