@@ -57,6 +57,16 @@ def test_a_phase_the_person_closed_stays_closed_when_git_brings_task_json_back(t
     assert refused.returncode != 0 and "edit phase" in (refused.stderr + refused.stdout)
 
 
+def test_the_agent_cannot_confirm_the_phase_git_brought_back(tmp_path: Path) -> None:
+    repo = _repo(tmp_path)
+    tasks.set_phase(str(repo), "t", "review")
+    git(repo, "checkout", "-q", "--", ".handrail/tasks/t/task.json")  # task.json says implement again
+    r = run_handrail("task", "phase", "t", "implement", cwd=repo, env=AGENT)
+    assert r.returncode == 1 and "a human opens an edit phase" in r.stderr
+    assert json.loads((repo / ".git" / "handrail" / "phases.json").read_text()) == {"t": "review"}
+    assert _can_edit(repo)["allowed"] is False
+
+
 def test_setting_the_phase_again_through_handrail_reopens_it(tmp_path: Path) -> None:
     repo = _repo(tmp_path)
     tasks.set_phase(str(repo), "t", "review")
