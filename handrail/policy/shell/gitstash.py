@@ -29,6 +29,9 @@ def check_stash(part: Part, ctx: Ctx) -> list[Finding]:
     if sub in _SHOWS and any(_UNTRACKED_PARENT.search(t) for t in words):
         return [(3, "secret-read", f"git {sub} of stash^3 prints the untracked files a stash holds, which may "
                                    "be secrets")]
+    if sub == "add" and any(t in ("-f", "--force") or (t.startswith("-") and not t.startswith("--") and "f" in t)
+                            for t in words):
+        return _forced_add(part, ctx)
     if sub != "stash":
         return []
     rest = words[words.index("stash") + 1 :]
@@ -52,6 +55,24 @@ def check_stash(part: Part, ctx: Ctx) -> list[Finding]:
     if found:
         return [(3, "secret-read", f"git stash {'--all' if everything else '-u'} stores {found}, a secret, in a "
                                    "commit object that git shows, pushes and keeps")]
+    return []
+
+
+def _forced_add(part: Part, ctx: Ctx) -> list[Finding]:
+    """`git add -f .` stages the secrets .gitignore keeps out, one `git diff --cached` from being shown."""
+    import os
+
+    from handrail.policy.shell.parts import resolve
+    from handrail.policy.shell.secrets import secrets_below
+
+    words = part.words[part.words.index(next(w for w in part.words if w.text == "add")) + 1 :]
+    named = [resolve(w, part.cwd, ctx.home) for w in words if not w.text.startswith("-") and not w.dyn]
+    dirs = [d for d in named if d is not None and os.path.isdir(d)] or ([part.cwd] if not named and part.cwd else [])
+    found = secrets_below(dirs, most=1) if dirs else []
+    if found is None or found:
+        what = found[0] if found else "a tree too large to check"
+        return [(3, "secret-read", f"git add -f stages what .gitignore keeps out, {what} included: a secret in the "
+                                   "index is one `git diff --cached` away")]
     return []
 
 

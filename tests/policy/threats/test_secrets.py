@@ -9,6 +9,9 @@ from threatkit import Row, category_tests
 
 CATEGORY = "secrets"
 ROWS: list[Row] = [
+    # forcing ignored files into the index puts the secrets there, one `git diff --cached` away
+    ("git add -f . && git diff --cached", "ask"),
+    ("git add --force -A", "ask"),
     # a link to a folder of credentials is a way to every key in it
     ("ln -s ~/.aws /tmp/cloud && cat /tmp/cloud/credentials", "ask"),
     ("ln -sn ~/.kube kube", "ask"),
