@@ -18,8 +18,8 @@ pytestmark = pytest.mark.skipif(client("codex") is None, reason=(
 GROUPED = ["git clean -fd", "git clean -df", "git clean -fdx", "git clean -xdf", "git clean -ffdx", "git clean -d -f",
            "git clean -x -d -f", "git clean --force", "git clean -q --force .", "git commit -n -m wip",
            "git commit -nm wip", "git commit -anm wip", "git commit -a -n", "git commit --amend --no-verify",
-           "git branch -rD origin/old", "git branch -d -f old", "git branch --delete --force old", "rm -fr /", "rm -r -f /",
-           "rm -Rf ~", "rm -rfv /", "git reset -q --hard", "git tag -fd v1", "crontab -ri"]
+           "git branch -rD origin/old", "git branch -d -f old", "git branch --delete --force old",
+           "rm -fr /", "rm -r -f /", "rm -Rf ~", "rm -rfv /", "git reset -q --hard", "git tag -fd v1", "crontab -ri"]
 # Tier 1 and 2 commands that begin like them: no rule may ask for these.
 LOOKALIKES = ["git clean -n", "git clean -nd", "git clean -n -d", "git commit -m wip", "git commit -am wip",
               "git branch -d old", "git tag -l", "git reset -q"]
