@@ -118,6 +118,49 @@ if TYPE_CHECKING:
     from handrail.native import JsonFile, TextFile
     from handrail.policy.protocol import Pattern, Protocol, ToolPolicy
 
+TRUST = ("trust the project in Codex, then trust its hooks in /hooks "
+         "(until then Codex skips them without a word)")
+
+
+def trust_state(project: str, home: str) -> bool | None:
+    """Whether Codex has trusted the project and handrail's PreToolUse hook in it. Codex
+    keeps both in $CODEX_HOME/config.toml (default ~/.codex): `[projects."ROOT"]
+    trust_level = "trusted"`, and per hook handler `[hooks.state."ROOT/.codex/hooks.json:
+    pre_tool_use:G:H"] trusted_hash = "sha256:…"` (G, H: the group and the handler in
+    hooks.json). The hash is of the handler as Codex last read it; handrail does not
+    recompute it, so a hook edited since it was trusted still reads as trusted here, and
+    Codex itself then skips it. None where Codex has no home on this machine."""
+    import json
+    import os
+    import tomllib
+
+    codex_home = os.environ.get("CODEX_HOME") or os.path.join(home, ".codex")
+    config = os.path.join(codex_home, "config.toml")
+    if not os.path.isdir(codex_home):
+        return None
+    try:
+        with open(config, "rb") as f:
+            data = tomllib.load(f)
+    except FileNotFoundError:
+        return False
+    except tomllib.TOMLDecodeError as e:
+        raise ValueError(f"{config}: {e}") from None
+    projects = data.get("projects")
+    entry = projects.get(project) if isinstance(projects, dict) else None
+    if not isinstance(entry, dict) or entry.get("trust_level") != "trusted":
+        return False
+    hook_file = os.path.join(project, HOOK_FILE)
+    with open(hook_file, encoding="utf-8") as f:
+        hooks = json.load(f).get("hooks", {}).get("PreToolUse", [])
+    state = data.get("hooks", {}).get("state", {}) if isinstance(data.get("hooks"), dict) else {}
+    for g, group in enumerate(hooks if isinstance(hooks, list) else []):
+        for h, handler in enumerate(group.get("hooks", []) if isinstance(group, dict) else []):
+            if isinstance(handler, dict) and HOOK_MARK in str(handler.get("command", "")):
+                seen = state.get(f"{hook_file}:pre_tool_use:{g}:{h}") if isinstance(state, dict) else None
+                return isinstance(seen, dict) and bool(seen.get("trusted_hash"))
+    return False
+
+
 HOOK_FILE = ".codex/hooks.json"
 HOOK_MARK = "handrail hook codex"
 RULES_FILE = ".codex/rules/handrail.rules"
