@@ -2,6 +2,11 @@
 
 from __future__ import annotations
 
+import os
+import re
+
+from handrail.errors import HandrailError
+
 # ---- hook protocol
 # There is none: aider edits files itself and calls no hook before it does, so there is
 # no `handrail hook aider`. Under `--yes-always` it applies every edit the model proposes
@@ -19,11 +24,6 @@ from __future__ import annotations
 # `handrail init` merges both settings into the repository's `.aider.conf.yml` (aider
 # reads it at the top of the git repository), keeping every other key, comment and line
 # the user wrote; `handrail doctor` warns where one is missing or false.
-
-import os
-import re
-
-from handrail.errors import HandrailError
 
 NAME = "aider"
 CONFIG = ".aider.conf.yml"
@@ -73,19 +73,26 @@ def merged(text: str | None) -> str:
     for key, _why in SETTINGS:
         if data.get(key) is True:
             continue
-        line = re.compile(rf"^{re.escape(key)}[ \t]*:[ \t]*(?P<value>[^#\n]*?)(?P<rest>[ \t]*(#.*)?)$", re.M)
+        line = re.compile(rf"^(?P<key>{re.escape(key)})[ \t]*:[ \t]*[^#\n]*?(?P<rest>[ \t]*(#.*)?)$", re.M)
         if line.search(out):
-            out = line.sub(lambda m: f"{key}: true{m.group('rest')}", out, count=1)
+            out = line.sub(r"\g<key>: true\g<rest>", out, count=1)
         else:
             added.append(f"{key}: true\n")
     if added:
         if out and not out.endswith("\n"):
             out += "\n"
         out += _HEADER + "".join(added)
-    if unmet(out):  # a layout the text edit misread
+    if not _all_met(out):  # a layout the text edit misread
         data.update({key: True for key, _why in SETTINGS})
         out = yaml.safe_dump(data, sort_keys=False)
     return out
+
+
+def _all_met(text: str) -> bool:
+    try:
+        return not unmet(text)
+    except HandrailError:
+        return False
 
 
 def merge_config(root: str) -> tuple[str, str | None]:
