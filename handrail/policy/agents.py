@@ -31,9 +31,13 @@ Copilot        COPILOT_AGENT=1                        VS Code agent terminals (m
 Copilot        COPILOT_CLI=1                          @github/copilot SDK (CLI, VS Code agent mode)     medium
 Copilot        COPILOT_AGENT_SESSION_ID               Copilot coding agent (cloud) sessions             medium
 Cline          CLINE_ACTIVE=true                      terminals Cline creates (cline/cline#7858)        high
-aider          GIT_COMMITTER_NAME / GIT_AUTHOR_NAME   "NAME (aider)" while aider runs `git commit`;     medium
-               ending in "(aider)"                    aider sets no marker of its own, and by default
-                                                      commits with --no-verify (so pre-push catches it)
+aider          GIT_COMMITTER_NAME / GIT_AUTHOR_NAME   "NAME (aider)" (NAME: `git config user.name`)    high
+               ending in "(aider)"                    while aider runs `git commit`, seen with 0.86.2;
+                                                      for an edit only with `attribute-committer: true`
+                                                      (by default it adds a Co-authored-by trailer
+                                                      instead), which `handrail init` sets in
+                                                      .aider.conf.yml with `git-commit-verify: true`
+                                                      (aider passes --no-verify otherwise)
 generic        AI_AGENT (agent name)                  emerging cross-tool convention                    low
 =============  =====================================  ==============================================  ==========
 

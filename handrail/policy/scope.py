@@ -74,6 +74,7 @@ PROTECTED: tuple[tuple[str, str, str], ...] = (
     (".gemini/settings.json", AGENTS, "Gemini CLI settings and hooks"),
     (".github/hooks/**", AGENTS, "Copilot hooks"),
     (".clinerules/hooks/**", AGENTS, "Cline hooks"),
+    (".aider.conf.yml", AGENTS, "aider settings (its commits meet the git hooks)"),
     (".pre-commit-config.yaml", AGENTS, "git hooks run by the pre-commit framework"),
     (".pre-commit-hooks.yaml", AGENTS, "git hooks run by the pre-commit framework"),
     (".husky/**", AGENTS, "git hooks run by husky"),

@@ -34,11 +34,14 @@ def clients_bin() -> str:
 
 
 CLIENTS_BIN = clients_bin()
+# aider is a Python program: scripts/install-clients gives it a virtualenv of its own.
+AIDER = os.environ.get("HANDRAIL_AIDER") or os.path.join(
+    os.environ.get("HANDRAIL_CLIENTS_DIR") or CLIENTS_DIR, "aider", "bin", "aider")
 
 
 def client(name: str) -> str | None:
     """The real client's executable, or None."""
-    path = os.path.join(CLIENTS_BIN, name)
+    path = AIDER if name == "aider" else os.path.join(CLIENTS_BIN, name)
     if os.access(path, os.X_OK):
         return path
     return shutil.which(name)
