@@ -110,15 +110,14 @@ def main(argv: list[str]) -> int:
 
 
 # ---- native files
-# `.qwen/settings.json`, merged with the user's: `permissions.allow` for the tier 1 and 2
-# patterns a command prefix can hold (Qwen matches `Bash(git status)` as the command or
-# that command followed by more words, each part of a compound command on its own), so
-# that a person at the terminal is not asked for every read; a prefix that could admit
-# a tier-3 command is left out. No `ask` or `deny` rules: Qwen answers those before the
-# hook runs, with its own text, so the agent would never learn handrail's reason and way
-# forward (and under `-p` an ask is a bare refusal); the hook refuses them itself. The
-# PreToolUse and SessionStart hooks; timeouts are milliseconds. Imported only by
-# `handrail permissions` and `doctor`.
+# `.qwen/settings.json`, merged with the user's: the PreToolUse and SessionStart hooks
+# (timeouts are milliseconds), and no permission rules. An allow rule is a word prefix
+# (`Bash(cat)` admits `cat .env`, `Bash(printenv)` the whole environment), and it only
+# matters where the hook does not run, which is exactly where it would let tier 3
+# through. `ask` and `deny` rules Qwen answers before the hook, with its own text, so the
+# agent would never learn handrail's reason and way forward (under `-p` an ask is a bare
+# refusal); the hook refuses those calls itself. Imported only by `handrail permissions`
+# and `doctor`.
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -133,19 +132,15 @@ TRUST = ("Qwen Code loads .qwen/settings.json, and so handrail's hook, in every 
 
 
 def native_files(proto: Protocol) -> list[JsonFile | TextFile]:
-    from handrail import native, prefixes
-    from handrail.policy import protocol as protocols
+    from handrail import native
 
-    policy = protocols.resolve_tool(proto, NAME)
     ours = native.runs_handrail_hook
-    allowed = [f"Bash({' '.join(words)})" for words, _p in prefixes.allow_prefixes(proto, policy)]
     pre_tool = {"matcher": HOOK_MATCHER, "hooks": [
         {"type": "command", "command": native.hook_command(NAME, block_on_failure=True), "name": "handrail",
          "timeout": 30000}]}
     session = {"hooks": [{"type": "command", "command": f"handrail hook session-start --harness {NAME}",
                           "timeout": 10000}]}
     return [native.JsonFile(HOOK_FILE, [
-        native.ListSlot(("permissions", "allow"), allowed),
         native.ListSlot(("hooks", "PreToolUse"), [pre_tool], ours),
         native.ListSlot(("hooks", "SessionStart"), [session], ours),
     ])]
