@@ -234,24 +234,28 @@ def qwen_run(project: Path, home: Path, calls: list[Call]) -> tuple[ModelServer,
 @pytest.mark.slow
 @needs_client("qwen")
 def test_the_real_qwen_runs_handrails_hook_before_its_tools(guarded: Path, tmp_path: Path) -> None:
-    app = guarded / "src" / "app.py"
-    calls = [*driver.calls("force-push", guarded), *driver.calls("shell-read-env", guarded),
-             *driver.calls("tool-search-secret", guarded), *driver.calls("in-scope-write", guarded),
-             *driver.calls("out-of-scope-write", guarded), *driver.calls("tier-2", guarded)]
-    assert all(isinstance(c, Call) for c in calls)
-    srv, result = qwen_run(guarded, tmp_path / "home", calls)  # type: ignore[arg-type]
+    scenarios = ("force-push", "shell-read-env", "tool-search-secret", "in-scope-write", "out-of-scope-write",
+                 "protected-write", "tier-2")
+    scripted = {s: driver.calls(s, guarded) for s in scenarios}
+    calls = [c for s in scenarios for c in scripted[s]]  # type: ignore[union-attr]
+    srv, result = qwen_run(guarded, tmp_path / "home", calls)
 
-    assert len(srv.results) == 6
-    push, env, search, write, outside, mkdir = srv.results
-    assert push.startswith("handrail: refused") and "git push --force origin main" in push
-    assert env.startswith("handrail: refused") and "secret-read" in env
-    assert search.startswith("handrail: denied") and ".env" in search
+    assert len(srv.results) == len(calls)
+    told, at = {}, 0
+    for s in scenarios:  # the result of each scenario's last call
+        at += len(scripted[s])
+        told[s] = srv.results[at - 1]
+    assert told["force-push"].startswith("handrail: refused") and "git push --force origin main" in told["force-push"]
+    assert told["shell-read-env"].startswith("handrail: refused") and "secret-read" in told["shell-read-env"]
+    assert told["tool-search-secret"].startswith("handrail: denied") and ".env" in told["tool-search-secret"]
     assert "hunter2" not in srv.told()
-    assert app.read_text() == "print('new')\n" and not write.startswith("handrail")
-    assert outside.startswith("handrail: denied") and not (guarded / "docs").exists()
-    assert (guarded / "build" / "out").is_dir() and "Exit Code: 0" in mkdir
-    assert [d["tool_name"] for d in result["permission_denials"]] == ["run_shell_command"] * 2 + ["grep_search",
-                                                                                                  "write_file"]
+    assert (guarded / "src" / "app.py").read_text() == "print('new')\n"
+    assert told["out-of-scope-write"].startswith("handrail: denied") and not (guarded / "docs").exists()
+    assert told["protected-write"].startswith("handrail: denied") and "protected" in told["protected-write"]
+    assert '"guarded"' in (guarded / ".handrail" / "autonomy-protocol.json").read_text()
+    assert (guarded / "build" / "out").is_dir() and "Exit Code: 0" in told["tier-2"]
+    assert [d["tool_name"] for d in result["permission_denials"]] == [
+        "run_shell_command", "run_shell_command", "grep_search", "write_file", "edit"]
     assert {"command_blocked", "command_notified"} <= {e["event_type"] for e in events(guarded)}
 
 
@@ -262,6 +266,6 @@ def test_qwens_shell_carries_its_marker_and_its_commits_say_so(guarded: Path, tm
              Call("run_shell_command", {"command": "git add src/app.py && git commit -q -m 'agent change'"})]
     (guarded / "src" / "app.py").write_text("print('agent')\n")
     srv, _ = qwen_run(guarded, tmp_path / "home", calls)
-    assert srv.results[0].strip() == "1"
+    assert "Output: 1\n" in srv.results[0]
     message = git(guarded, "log", "-1", "--format=%B").stdout
     assert "Handrail-Agent: qwen (QWEN_CODE=1" in message
