@@ -126,9 +126,10 @@ if TYPE_CHECKING:
 
 HOOK_FILE = ".qwen/settings.json"
 HOOK_MARK = "handrail hook qwen"
-TRUST = ("Qwen Code loads .qwen/settings.json, and so handrail's hook, in every folder unless "
-         "security.folderTrust.enabled is set in ~/.qwen/settings.json; then only in a folder "
-         "~/.qwen/trustedFolders.json does not mark DO_NOT_TRUST (trust it in Qwen's /permissions)")
+# Completes "before its hooks run, …": Qwen loads a project's settings unless folder trust is on
+# and the folder is marked untrusted.
+TRUST = ("nothing, unless security.folderTrust.enabled is set in ~/.qwen/settings.json: then trust the "
+         "folder in Qwen Code's dialog (or /permissions), since an untrusted one loads no .qwen/settings.json")
 
 
 def native_files(proto: Protocol) -> list[JsonFile | TextFile]:
