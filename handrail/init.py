@@ -30,7 +30,7 @@ PRE_COMMIT_CONFIG = ".pre-commit-config.yaml"
 # match the protocol when either changes.
 GENERATED = (r"^(\.handrail/autonomy-protocol\.json|\.aioson/config/autonomy-protocol\.json|\.handrail/generated\.json"
              r"|\.claude/settings\.json|\.codex/|opencode\.json|\.opencode/plugin/|\.gemini/settings\.json"
-             r"|\.cursor/hooks\.json|\.github/hooks/|\.clinerules/hooks/)")
+             r"|\.cursor/hooks\.json|\.github/hooks/|\.clinerules/hooks/|\.qwen/settings\.json)")
 LOCAL_HOOKS = (
     {"id": "handrail-pre-commit", "name": "handrail (commit)", "entry": "handrail hook pre-commit",
      "language": "system", "stages": ["pre-commit"], "pass_filenames": False, "always_run": True},

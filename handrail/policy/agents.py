@@ -31,6 +31,8 @@ Copilot        COPILOT_AGENT=1                        VS Code agent terminals (m
 Copilot        COPILOT_CLI=1                          @github/copilot SDK (CLI, VS Code agent mode)     medium
 Copilot        COPILOT_AGENT_SESSION_ID               Copilot coding agent (cloud) sessions             medium
 Cline          CLINE_ACTIVE=true                      terminals Cline creates (cline/cline#7858)        high
+Qwen Code      QWEN_CODE=1                            set by the qwen process at start, inherited by    high
+                                                      run_shell_command (seen with qwen 0.15)
 aider          GIT_COMMITTER_NAME / GIT_AUTHOR_NAME   "NAME (aider)" (NAME: `git config user.name`)    high
                ending in "(aider)"                    while aider runs `git commit`, seen with 0.86.2;
                                                       for an edit only with `attribute-committer: true`
@@ -96,6 +98,7 @@ MARKERS: tuple[Marker, ...] = (
     Marker("COPILOT_CLI", "copilot", _truthy, "GitHub Copilot CLI"),
     Marker("COPILOT_AGENT_SESSION_ID", "copilot", _truthy, "the Copilot coding agent"),
     Marker("CLINE_ACTIVE", "cline", _truthy, "a terminal Cline opened"),
+    Marker("QWEN_CODE", "qwen", _truthy, "Qwen Code's shell tool"),
     Marker("GIT_COMMITTER_NAME", "aider", _aider, "a commit aider makes"),
     Marker("GIT_AUTHOR_NAME", "aider", _aider, "a commit aider makes"),
     Marker("AI_AGENT", "", _truthy, "the generic AI_AGENT convention (its value names the agent)"),

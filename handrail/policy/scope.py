@@ -73,6 +73,7 @@ PROTECTED: tuple[tuple[str, str, str], ...] = (
     (".cursor/cli.json", AGENTS, "Cursor permissions"),
     (".gemini/settings.json", AGENTS, "Gemini CLI settings and hooks"),
     (".github/hooks/**", AGENTS, "Copilot hooks"),
+    (".qwen/settings.json", AGENTS, "Qwen Code settings and hooks"),
     (".clinerules/hooks/**", AGENTS, "Cline hooks"),
     (".aider.conf.yml", AGENTS, "aider settings (its commits meet the git hooks)"),
     (".pre-commit-config.yaml", AGENTS, "git hooks run by the pre-commit framework"),

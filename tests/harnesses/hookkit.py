@@ -15,7 +15,7 @@ from helpers import HANDRAIL, git, run_handrail
 
 from handrail.policy import tasks
 
-HARNESSES = ("claude", "codex", "gemini", "cursor", "copilot", "cline", "opencode")
+HARNESSES = ("claude", "codex", "gemini", "cursor", "copilot", "cline", "opencode", "qwen")
 CONTRACT = {"allowed_files": ["src/**", "tests/**"], "forbidden_files": ["src/vendor/**"]}
 FUZZ_TRIED: Counter[str] = Counter()  # generated inputs run per harness, reported at the end of the run
 PARITY: dict[tuple[str, str], str] = {}  # (harness, scenario) -> the cell of the parity matrix
