@@ -27,8 +27,10 @@ Gemini CLI     GEMINI_CLI=1                           added to the env of run_sh
 Cursor         CURSOR_AGENT=1                         the `cursor-agent` CLI                            medium
 Cursor         CURSOR_EXTENSION_HOST_ROLE=agent-exec  the in-editor Agent's terminals                   medium
 Copilot        COPILOT_AGENT=1                        VS Code agent terminals (microsoft/vscode#316267) medium
-Copilot        COPILOT_CLI=1                          @github/copilot SDK (CLI, VS Code agent mode)     medium
-Copilot        COPILOT_AGENT_SESSION_ID               Copilot coding agent (cloud) sessions             medium
+Copilot        COPILOT_CLI=1                          Copilot CLI's bash tool (seen in 1.0.102; its     high
+                                                      SDK sets it in VS Code agent mode too)
+Copilot        COPILOT_AGENT_SESSION_ID               Copilot CLI's bash tool (the session id, seen     high
+                                                      in 1.0.102) and coding agent (cloud) sessions
 Cline          CLINE_ACTIVE=true                      terminals Cline creates (cline/cline#7858)        high
 aider          GIT_COMMITTER_NAME / GIT_AUTHOR_NAME   "NAME (aider)" while aider runs `git commit`;     medium
                ending in "(aider)"                    aider sets no marker of its own, and by default
@@ -89,7 +91,7 @@ MARKERS: tuple[Marker, ...] = (
     Marker("CURSOR_EXTENSION_HOST_ROLE", "cursor", _equals("agent-exec"), "Cursor's in-editor agent"),
     Marker("COPILOT_AGENT", "copilot", _truthy, "a Copilot agent terminal"),
     Marker("COPILOT_CLI", "copilot", _truthy, "GitHub Copilot CLI"),
-    Marker("COPILOT_AGENT_SESSION_ID", "copilot", _truthy, "the Copilot coding agent"),
+    Marker("COPILOT_AGENT_SESSION_ID", "copilot", _truthy, "a Copilot CLI or coding agent session"),
     Marker("CLINE_ACTIVE", "cline", _truthy, "a terminal Cline opened"),
     Marker("GIT_COMMITTER_NAME", "aider", _aider, "a commit aider makes"),
     Marker("GIT_AUTHOR_NAME", "aider", _aider, "a commit aider makes"),

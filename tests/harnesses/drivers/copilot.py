@@ -53,16 +53,17 @@ def calls(scenario: str, project: Path) -> list[Call] | str:
     return table.get(scenario, f"no Copilot call for scenario {scenario!r}")
 
 
-def environment(home: Path, url: str, env: dict[str, str]) -> dict[str, str]:
+def environment(home: Path, url: str, env: dict[str, str], model: str = MODEL) -> dict[str, str]:
     return {**env, "HOME": str(home), "COPILOT_CACHE_HOME": cache_home(home), "COPILOT_OFFLINE": "true",
             "COPILOT_PROVIDER_BASE_URL": f"{url}/v1", "COPILOT_PROVIDER_TYPE": "openai",
-            "COPILOT_PROVIDER_WIRE_API": "completions", "COPILOT_PROVIDER_API_KEY": "x", "COPILOT_MODEL": MODEL}
+            "COPILOT_PROVIDER_WIRE_API": "completions", "COPILOT_PROVIDER_API_KEY": "x", "COPILOT_MODEL": model}
 
 
-def run(project: Path, home: Path, url: str, env: dict[str, str], *,
-        trust: bool = True) -> subprocess.CompletedProcess[str]:
+def run(project: Path, home: Path, url: str, env: dict[str, str], *, trust: bool = True,
+        model: str = MODEL) -> subprocess.CompletedProcess[str]:
     exe = client(CLIENT)
     assert exe is not None
     flags = ["--trust-folder"] if trust else []
     return subprocess.run([exe, "-p", PROMPT, "--output-format", "json", "--allow-all-tools", *flags],
-                          cwd=project, env=environment(home, url, env), capture_output=True, text=True, timeout=300)
+                          cwd=project, env=environment(home, url, env, model), capture_output=True, text=True,
+                          timeout=300)
