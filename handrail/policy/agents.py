@@ -28,8 +28,10 @@ Gemini CLI     GEMINI_CLI=1                           added to the env of run_sh
 Cursor         CURSOR_AGENT=1                         the `cursor-agent` CLI                            medium
 Cursor         CURSOR_EXTENSION_HOST_ROLE=agent-exec  the in-editor Agent's terminals                   medium
 Copilot        COPILOT_AGENT=1                        VS Code agent terminals (microsoft/vscode#316267) medium
-Copilot        COPILOT_CLI=1                          @github/copilot SDK (CLI, VS Code agent mode)     medium
-Copilot        COPILOT_AGENT_SESSION_ID               Copilot coding agent (cloud) sessions             medium
+Copilot        COPILOT_CLI=1                          Copilot CLI's bash tool (seen in 1.0.102; its     high
+                                                      SDK sets it in VS Code agent mode too)
+Copilot        COPILOT_AGENT_SESSION_ID               Copilot CLI's bash tool (the session id, seen     high
+                                                      in 1.0.102) and coding agent (cloud) sessions
 Cline          CLINE_ACTIVE=true                      terminals Cline creates (cline/cline#7858)        high
 Qwen Code      QWEN_CODE=1                            set by the qwen process at start, inherited by    high
                                                       run_shell_command (seen with qwen 0.15)
@@ -96,7 +98,7 @@ MARKERS: tuple[Marker, ...] = (
     Marker("CURSOR_EXTENSION_HOST_ROLE", "cursor", _equals("agent-exec"), "Cursor's in-editor agent"),
     Marker("COPILOT_AGENT", "copilot", _truthy, "a Copilot agent terminal"),
     Marker("COPILOT_CLI", "copilot", _truthy, "GitHub Copilot CLI"),
-    Marker("COPILOT_AGENT_SESSION_ID", "copilot", _truthy, "the Copilot coding agent"),
+    Marker("COPILOT_AGENT_SESSION_ID", "copilot", _truthy, "a Copilot CLI or coding agent session"),
     Marker("CLINE_ACTIVE", "cline", _truthy, "a terminal Cline opened"),
     Marker("QWEN_CODE", "qwen", _truthy, "Qwen Code's shell tool"),
     Marker("GIT_COMMITTER_NAME", "aider", _aider, "a commit aider makes"),

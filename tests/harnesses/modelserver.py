@@ -171,7 +171,11 @@ def chat_reply(turn: Turn, body: dict[str, Any]) -> tuple[dict[str, Any], list[t
     head = {"id": f"chatcmpl-{turn.n}", "created": 0, "model": model}
     usage = {"prompt_tokens": 10, "completion_tokens": 5, "total_tokens": 15}
     if turn.call is not None:
-        calls = [{"id": f"call_{turn.n:04d}", "type": "function",
+        # A custom call is OpenAI Chat's free-form tool call (Copilot's apply_patch for gpt-5-codex).
+        calls = [{"id": f"call_{turn.n:04d}", "type": "custom",
+                  "custom": {"name": turn.call.name, "input": str(turn.call.args.get("input", ""))}}
+                 if turn.call.custom else
+                 {"id": f"call_{turn.n:04d}", "type": "function",
                   "function": {"name": turn.call.name, "arguments": json.dumps(turn.call.args)}}]
         message: dict[str, Any] = {"role": "assistant", "content": None, "tool_calls": calls}
         finish = "tool_calls"
