@@ -3,11 +3,22 @@
 from __future__ import annotations
 
 # ---- hook protocol
-# `handrail hook cline`, run by an executable `.clinerules/hooks/PreToolUse`. Cline
-# sends `{preToolUse: {toolName, parameters}, workspaceRoots, …}` and reads
-# `{"cancel": bool, "errorMessage", "contextModification"}`. Cline cannot ask a human
-# from a hook: tier 3 is a cancel with the way forward.
+# `handrail hook cline`, run by an executable `.clinerules/hooks/PreToolUse`. Two clients
+# send it:
+# - Cline CLI 3 (`hookName: "tool_call"`): `{tool_call: {name, input}, preToolUse: {toolName,
+#   parameters}, workspaceRoots}`. `tool_call.input` is what the tool runs; `parameters` is
+#   a copy with every non-string value JSON-encoded (`commands: "[\"ls\"]"`). It reads
+#   `{cancel, contextModification, errorMessage, overrideInput}`, and `cancel: true` ends
+#   the whole run, its message shown to nobody. So a refusal replaces the call's input by
+#   one the tool's own schema rejects (nothing runs) and hands the reason to the model as
+#   context: the agent reads it and goes on. (Cline stops a run after 3 turns in a row
+#   whose every call failed, `--retries`: a refused call counts as one.)
+# - the VS Code extension (`hookName: "PreToolUse"`): `{preToolUse: {toolName, parameters}}`,
+#   string parameters, and `{cancel, errorMessage, contextModification}`; it knows no
+#   overrideInput, so its refusal stays `cancel`.
+# Cline cannot ask a human from a hook: tier 3 is a refusal with the way forward.
 # This module is imported before every tool call: keep its top-level imports light.
+import json
 import sys
 
 from handrail.hooks.pretool import (
@@ -17,6 +28,7 @@ from handrail.hooks.pretool import (
     NOTIFY,
     OTHER,
     READ,
+    SEARCH,
     SHELL,
     Answer,
     BadPayload,
@@ -28,52 +40,185 @@ from handrail.hooks.pretool import (
     reason_json,
 )
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
+
 NAME = "cline"
 CAN_ASK = False
-SHELL_TOOLS = frozenset({"execute_command"})
-EDIT_TOOLS = frozenset({"write_to_file", "replace_in_file", "new_rule", "edit_file"})
+# Cline CLI 3's tools (@cline/core's default tools), then the VS Code extension's.
+SHELL_TOOLS = frozenset({"run_commands", "execute_command"})
+EDIT_TOOLS = frozenset({"editor", "write_to_file", "replace_in_file", "new_rule", "edit_file"})
 PATCH_TOOLS = frozenset({"apply_patch"})
-READ_TOOLS = frozenset({"read_file"})
+READ_TOOLS = frozenset({"read_files", "read_file"})
+SEARCH_TOOLS = frozenset({"search_codebase", "search_files"})
+# The tools whose schema rejects REFUSED_INPUT: only these are refused by replacing their input.
+CLI_TOOLS = frozenset({"run_commands", "editor", "apply_patch", "read_files", "search_codebase"})
+REFUSED_INPUT_KEY = "handrail"
+
+_refuse_by_input = False  # set per call by question(): one hook process judges one call
 
 
-def question(payload: object) -> Question | None:
-    q = _question(payload)
-    if q is not None:  # the folder the harness names as the project: it, not the call's cwd, picks the root
-        data = need_dict(payload, "payload")
-        q.project = opt_roots(data, "workspaceRoots")
-    return q
-
-
-def _question(payload: object) -> Question | None:
+def question(payload: object) -> Question | list[Question] | None:
+    global _refuse_by_input
     data = need_dict(payload, "payload")
     call = need_dict(data.get("preToolUse"), "preToolUse")
     tool = need_str(call, "toolName", "preToolUse")
-    params = call.get("parameters", {})
+    sdk = data.get("tool_call")
+    if sdk is not None:  # Cline CLI 3: the input the tool runs
+        sdk = need_dict(sdk, "tool_call")
+        if "name" in sdk and need_str(sdk, "name", "tool_call") != tool:
+            raise BadPayload("tool_call.name: differs from preToolUse.toolName")
+        _refuse_by_input = tool in CLI_TOOLS
+        args: object = sdk.get("input", {})
+    else:
+        args = _decoded(need_dict(call.get("parameters", {}), "parameters"))
     cwd = opt_str(data, "cwd") or opt_roots(data, "workspaceRoots")
+    project = opt_roots(data, "workspaceRoots")  # the harness's project folder, never the call's cwd
+    asked = _question(tool, args, cwd)
+    for q in asked if isinstance(asked, list) else [asked]:
+        if q.kind != OTHER:
+            q.project = project
+    return asked
+
+
+def _question(tool: str, args: object, cwd: str) -> Question | list[Question]:
     if tool in SHELL_TOOLS:
-        return Question(SHELL, tool, command=need_str(need_dict(params, "parameters"), "command", "parameters"),
-                        cwd=cwd)
+        return [Question(SHELL, tool, command=c, cwd=cwd) for c in _commands(args)]
     if tool in EDIT_TOOLS:
-        return Question(EDIT, tool, paths=[need_str(need_dict(params, "parameters"), "path", "parameters")], cwd=cwd)
+        return Question(EDIT, tool, paths=[need_str(_object(args), "path", "input")], cwd=cwd)
     if tool in PATCH_TOOLS:
         from handrail.harnesses.patch import patch_paths
 
-        args = need_dict(params, "parameters")
-        text = args.get("input", args.get("patch"))
+        text = args if isinstance(args, str) else _object(args).get("input", _object(args).get("patch"))
         if not isinstance(text, str):
-            raise BadPayload("parameters.input: expected the patch text")
+            raise BadPayload("input.input: expected the patch text")
         try:
             return Question(EDIT, tool, paths=patch_paths(text), cwd=cwd)
         except ValueError as e:
             raise BadPayload(f"apply_patch: {e}") from None
     if tool in READ_TOOLS:
-        return Question(READ, tool, paths=[need_str(need_dict(params, "parameters"), "path", "parameters")], cwd=cwd)
+        return Question(READ, tool, paths=_read_paths(args), cwd=cwd)
+    if tool == "search_codebase":  # a regex over the whole workspace, hidden files included
+        return Question(SEARCH, tool, cwd=cwd)
+    if tool == "search_files":  # the extension's: one folder, one file glob
+        params = _object(args)
+        glob = opt_str(params, "file_pattern", "input")
+        return Question(SEARCH, tool, paths=[need_str(params, "path", "input")], globs=[glob] if glob else [],
+                        cwd=cwd)
     return Question(OTHER, tool)
 
 
+def _object(args: object) -> dict[str, Any]:
+    return need_dict(args, "input")
+
+
+def _decoded(params: dict[str, Any]) -> dict[str, Any]:
+    """`parameters` as the tool reads them: a string that opens a JSON array or object is
+    that value (as Cline parses it before the tool runs); one that does not parse is refused."""
+    out = {}
+    for key, value in params.items():
+        if isinstance(value, str) and value.lstrip()[:1] in ("[", "{"):
+            try:
+                value = json.loads(value)
+            except ValueError:
+                raise BadPayload(f"parameters.{key}: not valid JSON") from None
+        out[key] = value
+    return out
+
+
+def _commands(args: object) -> list[str]:
+    """Every command `run_commands` runs, as one shell line each, in the shapes its schema
+    accepts: a string, a list, `{commands}`, `{command[, args]}`, `{cmd}`. A `{command,
+    args}` entry runs the program without a shell: it is judged as that argv quoted."""
+    if isinstance(args, dict):
+        if "commands" in args:
+            args = args["commands"]
+        elif "command" in args:
+            args = [args] if "args" in args else [args["command"]]
+        elif "cmd" in args:
+            args = [args["cmd"]]
+        else:
+            raise BadPayload("input: run_commands without commands")
+    entries = args if isinstance(args, list) else [args]
+    lines: list[str | list[str]] = []
+    for n, entry in enumerate(entries):
+        if isinstance(entry, str):
+            lines.append(entry)
+            continue
+        item = need_dict(entry, f"input.commands[{n}]")
+        program = need_str(item, "command", f"input.commands[{n}]")
+        argv = item.get("args") or []
+        if not isinstance(argv, list) or not all(isinstance(a, str) for a in argv):
+            raise BadPayload(f"input.commands[{n}].args: expected a list of strings")
+        lines.append([program, *argv])
+    out = []
+    for line in _heredocs(lines):
+        if isinstance(line, list):
+            import shlex
+
+            line = shlex.join(line)
+        if not line.strip():
+            raise BadPayload("input.commands: an empty command")
+        out.append(line)
+    return out
+
+
+def _heredocs(lines: list[str | list[str]]) -> list[str | list[str]]:
+    """Cline joins a here-document's body, given as the entries after its `<<WORD`, up to
+    the one that is WORD, into the command that opened it: judged as it runs."""
+    import re
+
+    opener = re.compile(r"""(?<![<])<<-?\s*(?:"([^"]+)"|'([^']+)'|([A-Za-z0-9_./-]+))""")
+    out: list[str | list[str]] = []
+    n = 0
+    while n < len(lines):
+        line = lines[n]
+        match = opener.search(line) if isinstance(line, str) else None
+        if match:
+            word = next(g for g in match.groups() if g)
+            end = next((k for k in range(n + 1, len(lines)) if isinstance(lines[k], str)
+                        and str(lines[k]).strip() == word), None)
+            if end is not None:
+                out.append("\n".join(str(x) for x in lines[n:end + 1]))
+                n = end + 1
+                continue
+        out.append(line)
+        n += 1
+    return out
+
+
+def _read_paths(args: object) -> list[str]:
+    """Every path `read_files` reads, in the shapes its schema accepts: a path, a list,
+    `{files}`, `{file_paths}`, `{paths}`, or one `{path | file_path | filePath}`."""
+    if isinstance(args, dict):
+        for key in ("files", "file_paths", "paths"):
+            if key in args:
+                args = args[key]
+                break
+    entries = args if isinstance(args, list) else [args]
+    out = []
+    for n, entry in enumerate(entries):
+        if isinstance(entry, str):
+            path = entry
+        else:
+            item = need_dict(entry, f"input.files[{n}]")
+            key = next((k for k in ("path", "file_path", "filePath") if k in item), "path")
+            path = need_str(item, key, f"input.files[{n}]")
+        if not path.strip():
+            raise BadPayload(f"input.files[{n}]: an empty path")
+        out.append(path)
+    if not out:
+        raise BadPayload("input: read_files names no file")
+    return out
+
+
 def reply(answer: Answer) -> tuple[str, int]:
-    """Every answer, a broken one included, is Cline's JSON: `cancel` is its only way to refuse."""
+    """Every answer, a broken one included, is Cline's JSON."""
     if answer.verdict in (DENY, ASK):  # ASK never reaches here (CAN_ASK is False); refuse it if it does
+        if _refuse_by_input:
+            return reason_json({"cancel": False, "contextModification": answer.message,
+                                "overrideInput": {REFUSED_INPUT_KEY: answer.message}}), 0
         return reason_json({"cancel": True, "errorMessage": answer.message}), 0
     if answer.verdict == NOTIFY:
         return reason_json({"cancel": False, "contextModification": answer.message}), 0
