@@ -254,6 +254,20 @@ echo '{"cancel": true, "errorMessage": "handrail: refused: handrail is not on PA
 """  # noqa: E501 - one shell line: the answer Cline reads
 
 
+# Cline CLI 3 runs a workspace's hooks with no trust step: its hooks are on by default
+# (@cline/shared's DEFAULT_RUNTIME_CONFIG_EXTENSIONS) and it starts the file through its
+# shebang. The VS Code extension runs them only with its "Enable Hooks" setting, kept in
+# VS Code's own state, which handrail does not read.
+TRUST = ("nothing for Cline CLI 3 (it runs .clinerules/hooks/PreToolUse in every workspace); "
+         "in the VS Code extension, turn on Settings > Features > Enable Hooks")
+
+
+def trust_state(project: str, home: str) -> bool | None:
+    """True: Cline CLI 3 trusts every workspace's hooks (whether handrail's hook file is
+    in place is another check). The extension's setting is not read: the CLI's answer."""
+    return True
+
+
 def native_files(proto: Protocol) -> list[JsonFile | TextFile]:
     from handrail import native
 

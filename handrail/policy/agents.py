@@ -29,7 +29,10 @@ Cursor         CURSOR_EXTENSION_HOST_ROLE=agent-exec  the in-editor Agent's term
 Copilot        COPILOT_AGENT=1                        VS Code agent terminals (microsoft/vscode#316267) medium
 Copilot        COPILOT_CLI=1                          @github/copilot SDK (CLI, VS Code agent mode)     medium
 Copilot        COPILOT_AGENT_SESSION_ID               Copilot coding agent (cloud) sessions             medium
-Cline          CLINE_ACTIVE=true                      terminals Cline creates (cline/cline#7858)        high
+Cline          CLINE_ACTIVE=true                      the VS Code extension's terminals                medium
+                                                      (cline/cline#7858); Cline CLI 3 sets none
+Cline CLI 3    CLINE_CONNECTOR_CLI_LAUNCH (JSON)      exported by the cline process (3.0.65) to its    high
+                                                      run_commands shells and hooks: seen there
 aider          GIT_COMMITTER_NAME / GIT_AUTHOR_NAME   "NAME (aider)" while aider runs `git commit`;     medium
                ending in "(aider)"                    aider sets no marker of its own, and by default
                                                       commits with --no-verify (so pre-push catches it)
@@ -91,6 +94,7 @@ MARKERS: tuple[Marker, ...] = (
     Marker("COPILOT_CLI", "copilot", _truthy, "GitHub Copilot CLI"),
     Marker("COPILOT_AGENT_SESSION_ID", "copilot", _truthy, "the Copilot coding agent"),
     Marker("CLINE_ACTIVE", "cline", _truthy, "a terminal Cline opened"),
+    Marker("CLINE_CONNECTOR_CLI_LAUNCH", "cline", _truthy, "a command Cline CLI runs"),
     Marker("GIT_COMMITTER_NAME", "aider", _aider, "a commit aider makes"),
     Marker("GIT_AUTHOR_NAME", "aider", _aider, "a commit aider makes"),
     Marker("AI_AGENT", "", _truthy, "the generic AI_AGENT convention (its value names the agent)"),
