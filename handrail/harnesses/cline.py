@@ -61,13 +61,14 @@ _refuse_by_input = False  # set per call by question(): one hook process judges 
 
 def question(payload: object) -> Question | list[Question] | None:
     global _refuse_by_input
+    _refuse_by_input = False
     data = need_dict(payload, "payload")
     call = need_dict(data.get("preToolUse"), "preToolUse")
     tool = need_str(call, "toolName", "preToolUse")
     sdk = data.get("tool_call")
     if sdk is not None:  # Cline CLI 3: the input the tool runs
         sdk = need_dict(sdk, "tool_call")
-        if "name" in sdk and need_str(sdk, "name", "tool_call") != tool:
+        if "name" in sdk and need_str(sdk, "name", "tool_call") != tool:  # which one runs? cancel
             raise BadPayload("tool_call.name: differs from preToolUse.toolName")
         _refuse_by_input = tool in CLI_TOOLS
         args: object = sdk.get("input", {})
