@@ -18,7 +18,8 @@ Codex CLI      CODEX_SANDBOX_NETWORK_DISABLED=1       shell tool whenever the sa
                                                       network (openai/codex AGENTS.md, spawn.rs)
 Codex CLI      CODEX_THREAD_ID (thread id)            exported into every shell of a session in        medium
                                                       recent releases (several detectors rely on it)
-Codex cloud    CODEX_CI=1                             Codex web/cloud runtime                           medium
+Codex CLI      CODEX_CI=1                             exported into every shell of a session, a local   medium
+                                                      `codex exec` too (seen in 0.171)
 OpenCode       OPENCODE=1                             `process.env.OPENCODE = "1"` at start-up          high
                                                       (packages/opencode/src/index.ts), inherited
 OpenCode       OPENCODE_CLIENT (cli, desktop, …)      client marker read by agent detectors             medium
@@ -84,7 +85,7 @@ MARKERS: tuple[Marker, ...] = (
     Marker("CODEX_SANDBOX", "codex", _truthy, "Codex CLI's sandbox"),
     Marker("CODEX_SANDBOX_NETWORK_DISABLED", "codex", _truthy, "Codex CLI's shell tool"),
     Marker("CODEX_THREAD_ID", "codex", _truthy, "a Codex session"),
-    Marker("CODEX_CI", "codex", _truthy, "Codex cloud"),
+    Marker("CODEX_CI", "codex", _truthy, "a Codex session"),
     Marker("OPENCODE", "opencode", _truthy, "an OpenCode process"),
     Marker("OPENCODE_CLIENT", "opencode", _truthy, "an OpenCode client"),
     Marker("GEMINI_CLI", "gemini", _truthy, "Gemini CLI's shell tool"),
