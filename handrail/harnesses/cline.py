@@ -9,10 +9,11 @@ from __future__ import annotations
 #   parameters}, workspaceRoots}`. `tool_call.input` is what the tool runs; `parameters` is
 #   a copy with every non-string value JSON-encoded (`commands: "[\"ls\"]"`). It reads
 #   `{cancel, contextModification, errorMessage, overrideInput}`, and `cancel: true` ends
-#   the whole run, its message shown to nobody. So a refusal replaces the call's input by
-#   one the tool's own schema rejects (nothing runs) and hands the reason to the model as
-#   context: the agent reads it and goes on. (Cline stops a run after 3 turns in a row
-#   whose every call failed, `--retries`: a refused call counts as one.)
+#   the whole run, its message shown to nobody. So a refusal replaces the call's input
+#   (refused_input) by one that makes the tool itself answer with handrail's reason and
+#   touch nothing, and hands the reason to the model as context too: the agent reads it
+#   in the tool's result and goes on. Such a result is no failed call to Cline, which
+#   ends a run after 3 turns in a row whose every call failed (`--retries`).
 # - the VS Code extension (`hookName: "PreToolUse"`): `{preToolUse: {toolName, parameters}}`,
 #   string parameters, and `{cancel, errorMessage, contextModification}`; it knows no
 #   overrideInput, so its refusal stays `cancel`.
@@ -52,16 +53,17 @@ EDIT_TOOLS = frozenset({"editor", "write_to_file", "replace_in_file", "new_rule"
 PATCH_TOOLS = frozenset({"apply_patch"})
 READ_TOOLS = frozenset({"read_files", "read_file"})
 SEARCH_TOOLS = frozenset({"search_codebase", "search_files"})
-# The tools whose schema rejects REFUSED_INPUT: only these are refused by replacing their input.
+# The Cline CLI 3 tools refused by replacing their input (refused_input); any other is cancelled.
 CLI_TOOLS = frozenset({"run_commands", "editor", "apply_patch", "read_files", "search_codebase"})
 REFUSED_INPUT_KEY = "handrail"
+EDITOR_LIMIT = 6000  # @cline/core's editor refuses, before touching the file, a text longer than this
 
-_refuse_by_input = False  # set per call by question(): one hook process judges one call
+_refused_tool = ""  # set per call by question(): one hook process judges one call
 
 
 def question(payload: object) -> Question | list[Question] | None:
-    global _refuse_by_input
-    _refuse_by_input = False
+    global _refused_tool
+    _refused_tool = ""
     data = need_dict(payload, "payload")
     call = need_dict(data.get("preToolUse"), "preToolUse")
     tool = need_str(call, "toolName", "preToolUse")
@@ -70,7 +72,7 @@ def question(payload: object) -> Question | list[Question] | None:
         sdk = need_dict(sdk, "tool_call")
         if "name" in sdk and need_str(sdk, "name", "tool_call") != tool:  # which one runs? cancel
             raise BadPayload("tool_call.name: differs from preToolUse.toolName")
-        _refuse_by_input = tool in CLI_TOOLS
+        _refused_tool = tool if tool in CLI_TOOLS else ""
         args: object = sdk.get("input", {})
     else:
         args = _decoded(need_dict(call.get("parameters", {}), "parameters"))
@@ -217,13 +219,34 @@ def _read_paths(args: object) -> list[str]:
 def reply(answer: Answer) -> tuple[str, int]:
     """Every answer, a broken one included, is Cline's JSON."""
     if answer.verdict in (DENY, ASK):  # ASK never reaches here (CAN_ASK is False); refuse it if it does
-        if _refuse_by_input:
+        if _refused_tool:
             return reason_json({"cancel": False, "contextModification": answer.message,
-                                "overrideInput": {REFUSED_INPUT_KEY: answer.message}}), 0
+                                "overrideInput": refused_input(_refused_tool, answer.message)}), 0
         return reason_json({"cancel": True, "errorMessage": answer.message}), 0
     if answer.verdict == NOTIFY:
         return reason_json({"cancel": False, "contextModification": answer.message}), 0
     return reason_json({"cancel": False}), 0
+
+
+def refused_input(tool: str, reason: str) -> object:
+    """The input that makes Cline CLI 3's `tool` answer with `reason` and do nothing else.
+    Each is checked by the tool before it acts (@cline/core 0.0.86):
+    - run_commands: this Python, with no shell, prints the reason and exits 1;
+    - read_files: a line range that ends before it starts, named by the reason;
+    - editor: an old_text over the editor's size limit, in a file named by the reason (were
+      the check gone, an old_text matches nothing in a file that does not exist);
+    - search_codebase: the reason as a pattern that cannot match (`[^\\s\\S]`);
+    - apply_patch, any other: an input its schema rejects (a failed call, the reason as context)."""
+    if tool == "run_commands":
+        return {"commands": [{"command": sys.executable,
+                              "args": ["-c", "import sys; sys.exit(sys.argv[1])", reason]}]}
+    if tool == "read_files":
+        return {"files": [{"path": reason, "start_line": 2, "end_line": 1}]}
+    if tool == "editor":
+        return {"path": reason, "old_text": reason + " " * EDITOR_LIMIT, "new_text": ""}
+    if tool == "search_codebase":
+        return {"queries": [reason + "[^\\s\\S]"]}
+    return {REFUSED_INPUT_KEY: reason}
 
 
 def main(argv: list[str]) -> int:
@@ -257,16 +280,14 @@ echo '{"cancel": true, "errorMessage": "handrail: refused: handrail is not on PA
 
 # Cline CLI 3 runs a workspace's hooks with no trust step: its hooks are on by default
 # (@cline/shared's DEFAULT_RUNTIME_CONFIG_EXTENSIONS) and it starts the file through its
-# shebang. The VS Code extension runs them only with its "Enable Hooks" setting, kept in
+# shebang. The VS Code extension runs them only with its Enable Hooks setting, kept in
 # VS Code's own state, which handrail does not read.
-TRUST = ("nothing for Cline CLI 3 (it runs .clinerules/hooks/PreToolUse in every workspace); "
-         "in the VS Code extension, turn on Settings > Features > Enable Hooks")
+TRUST = "in the VS Code extension, turn on its Enable Hooks setting (Cline CLI 3 needs no step)"
 
 
 def trust_state(project: str, home: str) -> bool | None:
-    """True: Cline CLI 3 trusts every workspace's hooks (whether handrail's hook file is
-    in place is another check). The extension's setting is not read: the CLI's answer."""
-    return True
+    """None: the CLI needs nothing, and the extension's setting lives where handrail does not read."""
+    return None
 
 
 def native_files(proto: Protocol) -> list[JsonFile | TextFile]:

@@ -39,12 +39,22 @@ def extension(project: Path, tool: str, parameters: dict) -> dict:
     return r.json
 
 
+def strings(value: object) -> list[str]:
+    if isinstance(value, dict):
+        return [s for v in value.values() for s in strings(v)]
+    if isinstance(value, list):
+        return [s for v in value for s in strings(v)]
+    return [value] if isinstance(value, str) else []
+
+
 def refused(reply: dict) -> str:
-    """The reason of a Cline CLI 3 refusal: the call's input replaced, the reason as context."""
+    """The reason of a Cline CLI 3 refusal: the call's input replaced by one that answers with
+    the reason, and the reason as context."""
     assert reply["cancel"] is False, reply
-    assert reply["overrideInput"] == {cline.REFUSED_INPUT_KEY: reply["contextModification"]}, reply
-    assert reply["contextModification"].startswith("handrail: "), reply
-    return str(reply["contextModification"])
+    reason = str(reply["contextModification"])
+    assert reason.startswith("handrail: "), reply
+    assert any(reason in s for s in strings(reply["overrideInput"])), reply
+    return reason
 
 
 # --------------------------------------------------------------------------- the hook
@@ -159,15 +169,23 @@ def test_a_refusal_reaches_cline_s_model_and_the_run_goes_on(project: Path, tmp_
     before = git(project, "rev-parse", "main").stdout.strip()
     git(project, "commit", "-q", "--no-verify", "--allow-empty", "-m", "local")
     app = project / "src" / "app.py"
+    notes = project / "docs" / "notes.md"
+    # Four refusals in a row: Cline ends a run after 3 turns whose every call failed, and
+    # these are no failures to it.
     script = [Call("run_commands", {"commands": ["git status", PUSH]}),
               Call("read_files", {"files": [{"path": str(project / ".env")}]}),
+              Call("editor", {"path": str(notes), "new_text": "notes\n"}),
+              Call("search_codebase", {"queries": ["DATABASE"]}),
               Call("editor", {"path": str(app), "old_text": "print('old')", "new_text": "print('new')"})]
     r, srv, events = run_cline(project, tmp_path / "home", script)
 
     assert git(remote, "rev-parse", "main").stdout.strip() == before  # the force push never ran
-    assert app.read_text() == "print('new')\n"  # the call after two refusals ran
+    assert app.read_text() == "print('new')\n"  # the call after the refusals ran
+    assert not notes.exists() and not list(project.glob("handrail*"))
+    # Each refusal is the tool's own answer, so no call failed in Cline's eyes.
+    assert "handrail: refused" in srv.results[0] and "handrail: denied: reading .env" in srv.results[1]
+    assert "docs/notes.md" in srv.results[2] and ".env holds secrets" in srv.results[3]
     told = srv.told()
-    assert "handrail: refused" in told and "handrail: denied: reading .env" in told
     assert "hunter2" not in told
     done = [e for e in events if e.get("type") == "run_result"]
     assert done and done[-1]["finishReason"] == "completed", r.stdout[-3000:]

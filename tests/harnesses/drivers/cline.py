@@ -48,10 +48,8 @@ def run(project: Path, home: Path, url: str, env: dict[str, str]) -> subprocess.
                               timeout=120)
         if auth.returncode != 0:
             return auth
-        # Cline ends a run after 3 turns in a row whose every call failed (`--retries`), and a
-        # refused call is a failed one: a session that plays several refusals in a row needs more.
-        return subprocess.run([exe, "--json", "--auto-approve", "true", "--retries", "20", "Do the task."],
-                              cwd=project, env=env, capture_output=True, text=True, timeout=300)
+        return subprocess.run([exe, "--json", "--auto-approve", "true", "Do the task."], cwd=project, env=env,
+                              capture_output=True, text=True, timeout=300)
     finally:
         stop_daemons(home)
 
