@@ -32,7 +32,10 @@ Copilot        COPILOT_CLI=1                          Copilot CLI's bash tool (s
                                                       SDK sets it in VS Code agent mode too)
 Copilot        COPILOT_AGENT_SESSION_ID               Copilot CLI's bash tool (the session id, seen     high
                                                       in 1.0.102) and coding agent (cloud) sessions
-Cline          CLINE_ACTIVE=true                      terminals Cline creates (cline/cline#7858)        high
+Cline          CLINE_ACTIVE=true                      the VS Code extension's terminals                medium
+                                                      (cline/cline#7858); Cline CLI 3 sets none
+Cline CLI 3    CLINE_CONNECTOR_CLI_LAUNCH (JSON)      exported by the cline process (3.0.65) to its    high
+                                                      run_commands shells and hooks: seen there
 Qwen Code      QWEN_CODE=1                            set by the qwen process at start, inherited by    high
                                                       run_shell_command (seen with qwen 0.15)
 aider          GIT_COMMITTER_NAME / GIT_AUTHOR_NAME   "NAME (aider)" (NAME: `git config user.name`)    high
@@ -100,6 +103,7 @@ MARKERS: tuple[Marker, ...] = (
     Marker("COPILOT_CLI", "copilot", _truthy, "GitHub Copilot CLI"),
     Marker("COPILOT_AGENT_SESSION_ID", "copilot", _truthy, "a Copilot CLI or coding agent session"),
     Marker("CLINE_ACTIVE", "cline", _truthy, "a terminal Cline opened"),
+    Marker("CLINE_CONNECTOR_CLI_LAUNCH", "cline", _truthy, "a command Cline CLI runs"),
     Marker("QWEN_CODE", "qwen", _truthy, "Qwen Code's shell tool"),
     Marker("GIT_COMMITTER_NAME", "aider", _aider, "a commit aider makes"),
     Marker("GIT_AUTHOR_NAME", "aider", _aider, "a commit aider makes"),

@@ -85,7 +85,10 @@ def base_env(home: Path) -> dict[str, str]:
     env = {k: v for k, v in os.environ.items() if k not in markers and not k.startswith("HANDRAIL_")}
     env.update(HOME=str(home), PATH=os.path.dirname(HANDRAIL) + os.pathsep + env.get("PATH", ""),
                GIT_AUTHOR_NAME="Dev", GIT_AUTHOR_EMAIL="dev@example.com", GIT_COMMITTER_NAME="Dev",
-               GIT_COMMITTER_EMAIL="dev@example.com", NO_COLOR="1")
+               GIT_COMMITTER_EMAIL="dev@example.com", NO_COLOR="1",
+               # The suite judges answers, not speed (bench/ does): a loaded machine must not turn
+               # an allowed call into "took too long to judge".
+               HANDRAIL_HOOK_DEADLINE_MS="20000")
     return env
 
 
