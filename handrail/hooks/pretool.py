@@ -326,7 +326,8 @@ def run(adapter: ModuleType, argv: list[str]) -> int:
     """`handrail hook <harness>`: the harness's JSON on stdin, its reply on stdout.
 
     The adapter module gives NAME, CAN_ASK, question(payload) -> Question | None and
-    reply(answer) -> (stdout text, exit code). The answer comes within the deadline of
+    reply(answer) -> (stdout text, exit code); optionally can_ask_now() -> bool, where
+    the harness can ask a person only in some runs. The answer comes within the deadline of
     hooks/budget.py, or it is the refusal "took too long to judge".
     """
     from handrail.hooks import budget
@@ -421,6 +422,8 @@ def _answer(adapter: ModuleType, name: str, argv: list[str]) -> Answer:
     _bounded(q)
     agent = str(opts.get("--agent") or os.environ.get("HANDRAIL_AGENT") or name)
     can_ask = bool(getattr(adapter, "CAN_ASK", False))
+    if can_ask and hasattr(adapter, "can_ask_now"):
+        can_ask = bool(adapter.can_ask_now())  # a harness that asks only when a person is there
     answer = decide(q, harness=name, agent=agent, can_ask=can_ask)
     if q.kind != OTHER and answer.verdict not in (ASK, DENY) and not _encodable(q):
         # A lone surrogate or bytes that are not UTF-8: the harness runs something other
