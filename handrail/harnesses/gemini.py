@@ -213,7 +213,7 @@ def policy_text(allowed: list[str]) -> str:
 
 # Gemini loads a project's hooks and settings only in a folder it trusts (folder trust is
 # on by default); it records the person's choice in ~/.gemini/trustedFolders.json.
-TRUST = ("trust the folder in Gemini CLI (its trust prompt, or /permissions), or run it with "
+TRUST = ("trust the folder in Gemini CLI (its trust prompt, or /permissions trust), or run it with "
          "GEMINI_CLI_TRUST_WORKSPACE=true: until then it loads neither handrail's hook nor its policy")
 TRUST_LEVELS = {"TRUST_FOLDER": True, "TRUST_PARENT": True, "DO_NOT_TRUST": False}
 
