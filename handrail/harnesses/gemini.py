@@ -222,9 +222,12 @@ def trust_state(project: str, home: str) -> bool | None:
     """Whether Gemini trusts `project`, as its own files tell: folder trust turned off in
     the user's settings trusts every folder; else the longest rule of trustedFolders.json
     whose folder holds the project (a TRUST_PARENT rule names a folder in the one it
-    trusts). No rule: not trusted yet. A file that cannot be read raises (told nothing)."""
+    trusts). No rule: not trusted yet. No ~/.gemini at all: Gemini never ran for this
+    user, which tells nothing. A file that cannot be read raises (told nothing)."""
     import json
 
+    if not os.path.isdir(os.path.join(home, ".gemini")):
+        return None
     settings = os.path.join(home, ".gemini", "settings.json")
     if os.path.isfile(settings):
         with open(settings, encoding="utf-8") as f:

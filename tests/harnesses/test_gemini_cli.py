@@ -81,8 +81,9 @@ def test_a_headless_run_gets_a_refusal_with_the_reason_instead_of_an_ask(project
 
 def test_trust_state_reads_trusted_folders(tmp_path: Path) -> None:
     home, project = tmp_path / "home", tmp_path / "work" / "app"
-    (home / ".gemini").mkdir(parents=True)
     project.mkdir(parents=True)
+    assert gemini.trust_state(str(project), str(home)) is None  # Gemini never ran here
+    (home / ".gemini").mkdir(parents=True)
     assert gemini.trust_state(str(project), str(home)) is False
     rules = home / ".gemini" / "trustedFolders.json"
     rules.write_text(json.dumps({str(tmp_path / "work"): "TRUST_FOLDER"}))
