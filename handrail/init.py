@@ -29,7 +29,7 @@ PRE_COMMIT_CONFIG = ".pre-commit-config.yaml"
 # so that committing needs no network; and a check that the permission files still
 # match the protocol when either changes.
 GENERATED = (r"^(\.handrail/autonomy-protocol\.json|\.aioson/config/autonomy-protocol\.json|\.handrail/generated\.json"
-             r"|\.claude/settings\.json|\.codex/|opencode\.json|\.opencode/plugin/|\.gemini/settings\.json"
+             r"|\.claude/settings\.json|\.codex/|opencode\.json|\.opencode/plugin/|\.gemini/settings\.json|\.gemini/policies/"
              r"|\.cursor/hooks\.json|\.github/hooks/|\.clinerules/hooks/|\.qwen/settings\.json)")
 LOCAL_HOOKS = (
     {"id": "handrail-pre-commit", "name": "handrail (commit)", "entry": "handrail hook pre-commit",

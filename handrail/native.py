@@ -24,11 +24,13 @@ HOOK_PREFIX = "handrail hook "
 class ListSlot(NamedTuple):
     """A list at `path` (keys from the top). handrail's items come first, in order,
     then the user's. `ours` recognises handrail's items without the record (hook
-    entries, by their command), so a lost record never duplicates them."""
+    entries, by their command), so a lost record never duplicates them. `retired`: a
+    setting handrail no longer writes; its old items go, and the list too once empty."""
 
     path: tuple[str, ...]
     items: list[Any]
     ours: Callable[[Any], bool] | None = None
+    retired: bool = False
 
 
 class MapSlot(NamedTuple):
@@ -114,6 +116,18 @@ def _parent(data: dict[str, Any], path: tuple[str, ...], where: str) -> dict[str
     return node
 
 
+def _drop(data: dict[str, Any], path: tuple[str, ...]) -> None:
+    """Remove the value at `path`, then each object above it that this leaves empty."""
+    nodes = [data]
+    for key in path[:-1]:
+        nodes.append(nodes[-1][key])
+    nodes[-1].pop(path[-1], None)
+    for node, key in zip(reversed(nodes[:-1]), reversed(path[:-1]), strict=True):
+        if node[key]:
+            break
+        node.pop(key)
+
+
 def slot_key(slot: ListSlot | MapSlot) -> str:
     return ".".join(slot.path)
 
@@ -143,6 +157,8 @@ def merge(current: dict[str, Any], spec: JsonFile,
         old = parent.get(slot.path[-1])
         if isinstance(slot, ListSlot):
             parent[slot.path[-1]], owned[key] = _merge_list(old, slot, previous, assume_ours, spec.path)
+            if slot.retired and not parent[slot.path[-1]]:
+                _drop(data, slot.path)
         else:
             parent[slot.path[-1]], owned[key] = _merge_map(old, slot, previous, assume_ours, spec.path)
     return data, owned

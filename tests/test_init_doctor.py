@@ -18,7 +18,8 @@ ROOT = Path(__file__).resolve().parent.parent
 # The harness hooks run `handrail hook …` from the agents' PATH: give them this handrail.
 ON_PATH = {"PATH": f"{Path(HANDRAIL or 'handrail').parent}{os.pathsep}{os.environ.get('PATH', '')}"}
 HARNESS_FILES = (".claude/settings.json", ".codex/rules/handrail.rules", ".codex/hooks.json", "opencode.json",
-                 ".opencode/plugin/handrail.js", ".gemini/settings.json", ".cursor/hooks.json",
+                 ".opencode/plugin/handrail.js", ".gemini/settings.json", ".gemini/policies/handrail.toml",
+                 ".cursor/hooks.json",
                  ".github/hooks/handrail.json", ".clinerules/hooks/PreToolUse")
 
 

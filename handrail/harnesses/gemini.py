@@ -7,6 +7,7 @@ from __future__ import annotations
 # Gemini reads `decision` (allow, deny, ask) and `reason` (sent to the agent) and
 # shows `systemMessage` to the user; exit 2 blocks with stderr as the reason.
 # This module is imported before every tool call: keep its top-level imports light.
+import os
 import sys
 
 from handrail.hooks.pretool import (
@@ -17,6 +18,7 @@ from handrail.hooks.pretool import (
     NOTIFY,
     OTHER,
     READ,
+    SEARCH,
     SHELL,
     Answer,
     BadPayload,
@@ -37,8 +39,13 @@ EVENTS = frozenset({"BeforeTool", "AfterTool", "BeforeAgent", "AfterAgent", "Bef
 SHELL_TOOLS = frozenset({"run_shell_command"})
 EDIT_TOOLS = frozenset({"write_file", "replace", "edit"})
 READ_TOOLS = frozenset({"read_file"})
+# Tools that print file names, never contents: a listing is judged as a read of the
+# folder listed (a credentials folder is refused), not as a search of its files.
+LISTING_TOOLS = frozenset({"list_directory", "glob"})
 PATH_KEYS = ("file_path", "absolute_path", "path")
-HOOK_MATCHER = "run_shell_command|write_file|replace|edit|read_file|read_many_files"
+# Gemini tests the matcher as an unanchored regular expression against the tool name.
+HOOK_MATCHER = ("^(run_shell_command|write_file|replace|edit|read_file|read_many_files|grep_search|glob"
+                "|list_directory)$")
 
 
 def question(payload: object) -> Question | None:
@@ -50,25 +57,70 @@ def question(payload: object) -> Question | None:
     cwd = opt_str(data, "cwd")
     if tool in SHELL_TOOLS:
         args = need_dict(data.get("tool_input"), "tool_input")
-        # `dir_path` (older: `directory`) runs the command in a folder of the workspace.
-        where = opt_str(args, "dir_path", "tool_input") or opt_str(args, "directory", "tool_input")
-        if where and cwd and not where.startswith("/"):
-            where = cwd.rstrip("/") + "/" + where
-        return Question(SHELL, tool, command=need_str(args, "command", "tool_input"), cwd=where or cwd)
+        return Question(SHELL, tool, command=need_str(args, "command", "tool_input"), cwd=_folder(args, cwd) or cwd)
     if tool in EDIT_TOOLS:
         args = need_dict(data.get("tool_input"), "tool_input")
         return Question(EDIT, tool, paths=[first_str(args, PATH_KEYS, "tool_input")], cwd=cwd)
     if tool in READ_TOOLS:
         args = need_dict(data.get("tool_input"), "tool_input")
         return Question(READ, tool, paths=[first_str(args, PATH_KEYS, "tool_input")], cwd=cwd)
+    if tool in LISTING_TOOLS:
+        args = need_dict(data.get("tool_input"), "tool_input")
+        return Question(READ, tool, paths=[_folder(args, cwd) or cwd or "."], cwd=cwd)
+    if tool == "grep_search":
+        # `exclude_pattern` drops matching lines, not files: it keeps no secret file out.
+        args = need_dict(data.get("tool_input"), "tool_input")
+        include = opt_str(args, "include_pattern", "tool_input")
+        folder = _folder(args, cwd)
+        return Question(SEARCH, tool, paths=[folder] if folder else [], globs=[include] if include else [], cwd=cwd)
     if tool == "read_many_files":
         args = need_dict(data.get("tool_input"), "tool_input")
-        paths = args.get("paths")
-        if not isinstance(paths, list) or not all(isinstance(p, str) and p.strip() for p in paths):
-            raise BadPayload("tool_input.paths: expected a list of paths")
-        # Glob patterns name no one file: a pattern that spells a secret is refused all the same.
-        return Question(READ, tool, paths=paths, cwd=cwd) if paths else Question(OTHER, tool)
+        return Question(SEARCH, tool, globs=_many_globs(args, cwd), cwd=cwd)
     return Question(OTHER, tool)
+
+
+def _folder(args: dict[str, object], cwd: str) -> str:
+    """`dir_path` (older: `directory`), made absolute against the call's folder."""
+    where = opt_str(args, "dir_path", "tool_input") or opt_str(args, "directory", "tool_input")
+    if where and cwd and not where.startswith("/"):
+        where = cwd.rstrip("/") + "/" + where
+    return where
+
+
+def _strings(args: dict[str, object], key: str) -> list[str]:
+    value = args.get(key)
+    if value is None:
+        return []
+    if not isinstance(value, list) or not all(isinstance(v, str) and v.strip() and "\0" not in v for v in value):
+        raise BadPayload(f"tool_input.{key}: expected a list of paths or globs")
+    return value
+
+
+def _many_globs(args: dict[str, object], cwd: str) -> list[str]:
+    """read_many_files' `include` (files, folders or globs below the workspace; a folder
+    means everything in it) and `exclude`, as the search question's globs. The older
+    `paths` is read as `include`."""
+    include = _strings(args, "include") or _strings(args, "paths")
+    if not include:
+        raise BadPayload("tool_input.include: expected a list of paths or globs")
+    base = cwd or os.getcwd()
+    globs = []
+    for given in include:
+        rel = os.path.relpath(given, base) if given.startswith("/") else given
+        if rel == ".." or rel.startswith("../"):
+            raise BadPayload(f"tool_input.include: {given} is outside the workspace")
+        rel = "**" if rel in (".", "./") else rel
+        globs.append(rel.rstrip("/") + "/**" if os.path.isdir(os.path.join(base, rel)) else rel)
+    return globs + ["!" + e for e in _strings(args, "exclude")]
+
+
+def can_ask_now() -> bool:
+    """Gemini asks its person only in an interactive run: a hook `ask` in a headless one
+    (`-p`, piped input or output, CI) ends the whole run with no output, so there the
+    answer is a refusal with the reason. Where the run cannot be told, Gemini asks."""
+    from handrail.harnesses.gemini_run import headless
+
+    return headless() is not True
 
 
 def reply(answer: Answer) -> tuple[str, int]:
@@ -92,20 +144,32 @@ def main(argv: list[str]) -> int:
 
 
 # ---- native files
-# `.gemini/settings.json`, merged with the user's: `tools.allowed` (no confirmation)
-# for the tier 1 and 2 patterns a command prefix can hold, and the BeforeTool and
-# SessionStart hooks. Gemini has no ask list to outrank an allowed prefix, so a prefix
-# that could admit a tier-3 command (`git push` admits `git push --force`) is left
-# out: Gemini then confirms, and the hook judges. Hook timeouts are milliseconds.
+# `.gemini/settings.json`, merged with the user's: the BeforeTool and SessionStart hooks,
+# and `policyPaths` naming handrail's Policy Engine file `.gemini/policies/handrail.toml`.
+# That file allows (no confirmation) the tier 1 and 2 patterns a command prefix can hold.
+# Gemini 0.61 reads no workspace policy folder (its loader has them switched off) but
+# does read the files `policyPaths` lists, at its user tier; a `policyPaths` replaces the
+# user's own ~/.gemini/policies, so that folder is listed too. `tools.allowed` (what
+# earlier handrail wrote) is deprecated, with a warning on every start: handrail's old
+# entries there are removed, the user's kept. A prefix that could admit a tier-3 command
+# (`git push` admits `git push --force`) is left out: Gemini then confirms, and the hook
+# judges, before any policy rule, every call. Hook timeouts are milliseconds.
 # Imported only by `handrail permissions` and `doctor`.
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     from handrail.native import JsonFile, TextFile
     from handrail.policy.protocol import Protocol
 
 HOOK_FILE = ".gemini/settings.json"
 HOOK_MARK = "handrail hook gemini"
+POLICY_FILE = ".gemini/policies/handrail.toml"
+USER_POLICIES = "~/.gemini/policies"
+# The Policy Engine's user tier spans priorities 0-999; the user's own rules there at a
+# higher priority (a deny of theirs at 100, say) outrank handrail's allows.
+PRIORITY = 10
 
 
 def native_files(proto: Protocol) -> list[JsonFile | TextFile]:
@@ -114,13 +178,76 @@ def native_files(proto: Protocol) -> list[JsonFile | TextFile]:
 
     policy = protocols.resolve_tool(proto, NAME)
     ours = native.runs_handrail_hook
-    allowed = [f"run_shell_command({' '.join(words)})" for words, _p in prefixes.allow_prefixes(proto, policy)]
+    allowed = [" ".join(words) for words, _p in prefixes.allow_prefixes(proto, policy)]
     before = {"matcher": HOOK_MATCHER, "hooks": [
         {"type": "command", "command": native.hook_command(NAME, block_on_failure=True), "timeout": 30000}]}
     session = {"hooks": [{"type": "command", "command": f"handrail hook session-start --harness {NAME}",
                           "timeout": 10000}]}
     return [native.JsonFile(HOOK_FILE, [
-        native.ListSlot(("tools", "allowed"), allowed),
+        native.ListSlot(("policyPaths",), [POLICY_FILE, USER_POLICIES]),
+        native.ListSlot(("tools", "allowed"), [], _old_allowed(allowed), retired=True),
         native.ListSlot(("hooks", "BeforeTool"), [before], ours),
         native.ListSlot(("hooks", "SessionStart"), [session], ours),
-    ])]
+    ]), native.TextFile(POLICY_FILE, policy_text(allowed))]
+
+
+def _old_allowed(allowed: list[str]) -> Callable[[object], bool]:
+    """Recognises the `tools.allowed` entries earlier handrail wrote (the same prefixes),
+    so that they go even where the record of them was lost."""
+    old = {f"run_shell_command({prefix})" for prefix in allowed}
+    return lambda item: item in old
+
+
+def policy_text(allowed: list[str]) -> str:
+    import json
+
+    head = ("# Generated by handrail from .handrail/autonomy-protocol.json; `handrail permissions`\n"
+            "# rewrites it. Gemini CLI runs these command prefixes without asking (tiers 1 and 2);\n"
+            "# handrail's BeforeTool hook judges every call before any rule here.\n")
+    if not allowed:
+        return head + "# The protocol allows no command prefix here: Gemini confirms each command.\n"
+    lines = "".join(f"  {json.dumps(prefix)},\n" for prefix in allowed)
+    return (head + "\n[[rule]]\n" 'toolName = "run_shell_command"\n'
+            f"commandPrefix = [\n{lines}]\n" 'decision = "allow"\n' f"priority = {PRIORITY}\n")
+
+
+# Gemini loads a project's hooks and settings only in a folder it trusts (folder trust is
+# on by default); it records the person's choice in ~/.gemini/trustedFolders.json.
+TRUST = ("trust the folder in Gemini CLI (its trust prompt, or /permissions trust), or run it with "
+         "GEMINI_CLI_TRUST_WORKSPACE=true: until then it loads neither handrail's hook nor its policy")
+TRUST_LEVELS = {"TRUST_FOLDER": True, "TRUST_PARENT": True, "DO_NOT_TRUST": False}
+
+
+def trust_state(project: str, home: str) -> bool | None:
+    """Whether Gemini trusts `project`, as its own files tell: folder trust turned off in
+    the user's settings trusts every folder; else the longest rule of trustedFolders.json
+    whose folder holds the project (a TRUST_PARENT rule names a folder in the one it
+    trusts). No rule: not trusted yet. No ~/.gemini at all: Gemini never ran for this
+    user, which tells nothing. A file that cannot be read raises (told nothing)."""
+    import json
+
+    if not os.path.isdir(os.path.join(home, ".gemini")):
+        return None
+    settings = os.path.join(home, ".gemini", "settings.json")
+    if os.path.isfile(settings):
+        with open(settings, encoding="utf-8") as f:
+            security = json.load(f).get("security")
+        trust = security.get("folderTrust") if isinstance(security, dict) else None
+        if isinstance(trust, dict) and trust.get("enabled") is False:
+            return True
+    rules_file = os.environ.get("GEMINI_CLI_TRUSTED_FOLDERS_PATH") or os.path.join(home, ".gemini",
+                                                                                   "trustedFolders.json")
+    if not os.path.isfile(rules_file):
+        return False
+    with open(rules_file, encoding="utf-8") as f:
+        rules = json.load(f)
+    if not isinstance(rules, dict):
+        raise ValueError(f"{rules_file}: expected a JSON object")
+    best, trusted = -1, False
+    for rule, level in rules.items():
+        if level not in TRUST_LEVELS:
+            raise ValueError(f"{rules_file}: {rule}: unknown trust level {level!r}")
+        folder = os.path.realpath(os.path.dirname(rule) if level == "TRUST_PARENT" else rule)
+        if (project == folder or project.startswith(folder.rstrip("/") + "/")) and len(rule) > best:
+            best, trusted = len(rule), TRUST_LEVELS[level]
+    return trusted

@@ -327,7 +327,8 @@ def run(adapter: ModuleType, argv: list[str]) -> int:
 
     The adapter module gives NAME, CAN_ASK, question(payload) -> Question | None (or a
     list of Questions, for a call that runs several commands) and
-    reply(answer) -> (stdout text, exit code). The answer comes within the deadline of
+    reply(answer) -> (stdout text, exit code); optionally can_ask_now() -> bool, where
+    the harness can ask a person only in some runs. The answer comes within the deadline of
     hooks/budget.py, or it is the refusal "took too long to judge".
     """
     from handrail.hooks import budget
@@ -423,6 +424,8 @@ def _answer(adapter: ModuleType, name: str, argv: list[str]) -> Answer:
         return Answer(NONE)
     agent = str(opts.get("--agent") or os.environ.get("HANDRAIL_AGENT") or name)
     can_ask = bool(getattr(adapter, "CAN_ASK", False))
+    if can_ask and hasattr(adapter, "can_ask_now"):
+        can_ask = bool(adapter.can_ask_now())  # a harness that asks only when a person is there
     if isinstance(asked, list):  # one call that runs several commands: each is judged, the strictest answers
         for q in asked:
             _bounded(q)

@@ -72,6 +72,7 @@ PROTECTED: tuple[tuple[str, str, str], ...] = (
     (".cursor/hooks.json", AGENTS, "Cursor hooks"),
     (".cursor/cli.json", AGENTS, "Cursor permissions"),
     (".gemini/settings.json", AGENTS, "Gemini CLI settings and hooks"),
+    (".gemini/policies/**", AGENTS, "Gemini CLI Policy Engine rules"),
     (".github/hooks/**", AGENTS, "Copilot hooks"),
     (".qwen/settings.json", AGENTS, "Qwen Code settings and hooks"),
     (".clinerules/hooks/**", AGENTS, "Cline hooks"),

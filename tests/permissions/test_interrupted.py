@@ -15,6 +15,7 @@ import json
 import os
 import signal
 import subprocess
+import tomllib
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -101,15 +102,21 @@ def assert_no_rule_survives(project: Path) -> None:
     gemini = read_json(project / ".gemini" / "settings.json")
     assert f"Bash({DROPPED_ASK})" not in claude["permissions"]["ask"]
     assert "ls *" not in opencode["permission"]["bash"]
-    assert "run_shell_command(ls)" not in gemini["tools"]["allowed"]
+    assert "ls" not in gemini_prefixes(project)
     # the user's own keys and rules are all there, and no allow rule of handrail's
     assert claude["model"] == "opus" and claude["permissions"]["defaultMode"] == "acceptEdits"
     assert claude["permissions"]["allow"] == ["Bash(make docs *)"]
     assert opencode["model"] == "x/y" and opencode["permission"]["bash"]["terraform plan *"] == "allow"
-    assert gemini["theme"] == "dark" and "run_shell_command(cargo check)" in gemini["tools"]["allowed"]
+    assert gemini["theme"] == "dark" and gemini["tools"]["allowed"] == ["run_shell_command(cargo check)"]
     # and handrail's current rules too
     assert "Bash(git push --force *)" in claude["permissions"]["ask"]
     assert "git status *" in opencode["permission"]["bash"]
+
+
+def gemini_prefixes(project: Path) -> list[str]:
+    """The command prefixes handrail's Gemini policy file allows."""
+    rules = tomllib.loads((project / ".gemini" / "policies" / "handrail.toml").read_text())
+    return [p for r in rules.get("rule", []) if r["decision"] == "allow" for p in r["commandPrefix"]]
 
 
 def check(handrail: Run, project: Path) -> tuple[int, dict[str, Any]]:
@@ -211,12 +218,12 @@ def generations(project: Path) -> dict[str, set[str]]:
     claude = read_json(project / ".claude" / "settings.json")["permissions"]
     assert claude["allow"] == ["Bash(make docs *)"], claude["allow"]
     opencode = read_json(project / "opencode.json")["permission"]["bash"]
-    gemini = read_json(project / ".gemini" / "settings.json")["tools"]["allowed"]
+    gemini = gemini_prefixes(project)
     record = json.dumps(read_json(project / ".handrail" / "generated.json"))
     return {
         "claude": {r[5:-1].replace("-deploy", "") for r in claude["ask"] if r.startswith("Bash(gen-")},
         "opencode": {k for k, v in opencode.items() if k.startswith("gen-") and v == "allow"},
-        "gemini": {r[len("run_shell_command("):-1] + " *" for r in gemini if r.startswith("run_shell_command(gen-")},
+        "gemini": {p + " *" for p in gemini if p.startswith("gen-")},
         "record": {f"gen-{k} *" for k in range(100) if f"gen-{k} *" in record},
     }
 

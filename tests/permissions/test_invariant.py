@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import re
+import tomllib
 
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -83,10 +84,12 @@ def test_no_tier_3_pattern_is_ever_allowed(data: dict) -> None:
             assert all(bash[b] in ("ask", "deny") for b in blocked)
             assert not blocked or list(bash)[-len(blocked):] == [p.text for p in policy.ask + policy.deny]
         elif tool == "gemini":
-            allowed = files[".gemini/settings.json"]["tools"]["allowed"]  # type: ignore[index]
-            for rule in allowed:
-                words = rule[len("run_shell_command("):-1].split()
-                assert admits_no_blocked_command(words, blocked), (rule, blocked)
+            assert "tools" not in files[".gemini/settings.json"]  # type: ignore[operator]
+            rules = tomllib.loads(str(files[".gemini/policies/handrail.toml"])).get("rule", [])
+            for rule in rules:
+                assert rule["decision"] == "allow" and rule["toolName"] == "run_shell_command"
+                for prefix in rule["commandPrefix"]:
+                    assert admits_no_blocked_command(prefix.split(), blocked), (prefix, blocked)
         elif tool == "codex":
             text = str(files[".codex/rules/handrail.rules"])
             allows = codex_rules(text, "allow")
