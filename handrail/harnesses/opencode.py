@@ -122,7 +122,7 @@ def narrowed(exclude: list[str]) -> dict[str, str] | None:
 def reply(answer: Answer) -> tuple[str, int]:
     if answer.verdict in (DENY, ASK):  # ASK never reaches here (CAN_ASK is False); refuse it if it does
         out: dict[str, object] = {"decision": "deny", "message": answer.message}
-        narrow = None if answer.broken else narrowed(list(getattr(answer, "exclude", None) or []))
+        narrow = None if answer.broken else narrowed(answer.exclude)
         if narrow is not None:
             out["narrow"] = narrow
         return reason_json(out), 2 if answer.broken else 0
