@@ -5,7 +5,8 @@ does not start with `gpt-5`, so OpenCode offers `edit` and `write`, not `apply_p
 `--auto` approves every permission OpenCode would ask for that no rule denies, so the
 only guard left is handrail's plugin, which runs before OpenCode's own rules. grep runs
 ripgrep: OpenCode looks for `rg` on PATH, then downloads one; the driver puts a local
-copy on PATH so that nothing is fetched."""
+copy on PATH so that nothing is fetched. `opencode run` works in $PWD, whatever its
+process's cwd: the driver sets both."""
 
 from __future__ import annotations
 
@@ -65,10 +66,13 @@ def run(project: Path, home: Path, url: str, env: dict[str, str]) -> subprocess.
     config = {"provider": {"mock": {"npm": "@ai-sdk/openai-compatible", "name": "mock",
                                     "options": {"baseURL": f"{url}/v1", "apiKey": "x"},
                                     "models": {MODEL: {"name": MODEL, "tool_call": True}}}}}
-    run_env = {**env, "HOME": str(home), "XDG_CONFIG_HOME": str(home / ".config"),
+    # `opencode run` takes its folder from $PWD before the process's own: a PWD inherited from
+    # the test runner would run every tool there. `--dir` and PWD both name the project.
+    run_env = {**env, "PWD": str(project), "HOME": str(home), "XDG_CONFIG_HOME": str(home / ".config"),
                "XDG_DATA_HOME": str(home / ".local" / "share"), "XDG_CACHE_HOME": str(home / ".cache"),
                "XDG_STATE_HOME": str(home / ".local" / "state"), "PATH": f"{tools}{os.pathsep}{env.get('PATH', '')}",
                "OPENCODE_CONFIG_CONTENT": json.dumps(config), "OPENCODE_DISABLE_AUTOUPDATE": "1",
                "OPENCODE_DISABLE_MODELS_FETCH": "1", "OPENCODE_DISABLE_LSP_DOWNLOAD": "1"}
-    return subprocess.run([exe, "run", "--format", "json", "--auto", "-m", f"mock/{MODEL}", "do the task"],
+    return subprocess.run([exe, "run", "--format", "json", "--auto", "--dir", str(project), "-m", f"mock/{MODEL}",
+                           "do the task"],
                           cwd=project, env=run_env, capture_output=True, text=True, timeout=300)
