@@ -157,6 +157,11 @@ def main(argv: list[str]) -> int:
 # file would otherwise show as changed after every first run.
 # Imported only by `handrail permissions` and `doctor`.
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from handrail.native import JsonFile, TextFile
+    from handrail.policy.protocol import Protocol
+
 CONFIG_FILE = "opencode.json"
 HOOK_FILE = ".opencode/plugin/handrail.js"
 HOOK_MARK = "hook opencode"

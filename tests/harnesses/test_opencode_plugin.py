@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 from helpers import HANDRAIL
-from hookkit import client, needs_client
+from hookkit import client, hook, needs_client
 
 import handrail
 
@@ -120,6 +120,19 @@ def test_a_grep_over_a_secret_is_narrowed_to_leave_it_out_and_one_with_its_own_g
     assert own_glob == {"ran": True}
     assert "handrail: denied: grep would search" in aimed["error"] and ".env" in aimed["error"]
     assert elsewhere == {"ran": True}
+
+
+def test_grep_naming_a_file_is_judged_by_the_folder_it_really_searches(project: Path) -> None:
+    # OpenCode's grep runs ripgrep in the folder of a file it is pointed at: all of src/ here.
+    (project / "src" / "settings.py").write_text("DATABASE_URL = 'x'\n")
+    (project / "src" / ".env.local").write_text("DATABASE_PASSWORD=hunter2\n")
+    r = hook("opencode", {"tool": "grep", "args": {"pattern": "DATABASE", "path": str(project / "src" / "settings.py")},
+                          "directory": str(project), "worktree": str(project)}, cwd=project)
+    assert r.code == 0 and r.json is not None
+    assert r.json["decision"] == "deny" and "src/.env.local" in r.json["message"]
+    assert r.json["narrow"] == {"include": "!**/.env.local"}
+    r = hook("opencode", {"tool": "glob", "args": {"pattern": "**/*"}, "directory": str(project)}, cwd=project)
+    assert r.json == {"decision": "none", "message": ""}  # names only: no file's text is printed
 
 
 def opencode_env(home: Path) -> dict[str, str]:

@@ -41,7 +41,8 @@ def calls(scenario: str, project: Path) -> list[Call] | str:
     app = str(project / "src" / "app.py")
     table: dict[str, list[Call]] = {
         # OpenCode refuses to overwrite a file the session has not read: read it first.
-        "in-scope-write": [Call("read", {"filePath": app}), Call("write", {"filePath": app, "content": "print('new')\n"})],
+        "in-scope-write": [Call("read", {"filePath": app}),
+                           Call("write", {"filePath": app, "content": "print('new')\n"})],
         "out-of-scope-write": [Call("write", {"filePath": str(project / "docs" / "notes.md"), "content": "notes\n"})],
         "protected-write": [Call("write", {"filePath": str(project / ".handrail" / "autonomy-protocol.json"),
                                            "content": "{}\n"})],
