@@ -217,7 +217,7 @@ def generations(project: Path) -> dict[str, set[str]]:
         "claude": {r[5:-1].replace("-deploy", "") for r in claude["ask"] if r.startswith("Bash(gen-")},
         "opencode": {k.replace("-deploy", "") for k, v in opencode.items() if k.startswith("gen-") and v == "ask"},
         "gemini": {r[len("run_shell_command("):-1] + " *" for r in gemini if r.startswith("run_shell_command(gen-")},
-        "record": {f"gen-{k} *" for k in range(100) if f"gen-{k} *" in record},
+        "record": {f"gen-{k} *" for k in range(100) if f"gen-{k} *" in record or f"gen-{k}-deploy *" in record},
     }
 
 
