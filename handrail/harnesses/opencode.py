@@ -49,7 +49,8 @@ EDIT_TOOLS = frozenset({"edit", "write", "multiedit"})
 PATCH_TOOLS = frozenset({"patch", "apply_patch"})
 READ_TOOLS = frozenset({"read"})
 SEARCH_TOOLS = frozenset({"grep"})
-TRUST = "nothing: OpenCode loads .opencode/plugin/ in any folder"
+# OpenCode 1.18 skips every plugin, the project's own included, under `--pure` or OPENCODE_PURE=1.
+TRUST = "nothing: OpenCode loads .opencode/plugin/ in any folder (not under --pure or OPENCODE_PURE=1)"
 
 
 def question(payload: object) -> Question | None:
@@ -174,7 +175,8 @@ def exact(pattern: str) -> bool:
 
 
 def trust_state(project: str, home: str) -> bool | None:
-    """OpenCode asks nobody before it loads a project's plugins: always True."""
+    """OpenCode asks nobody before it loads a project's plugins: always True (whether a run
+    passes `--pure` is not known until it starts)."""
     del project, home
     return True
 
