@@ -325,7 +325,8 @@ def _record(project: str, event: str, agent: str | None, task: str | None, topic
 def run(adapter: ModuleType, argv: list[str]) -> int:
     """`handrail hook <harness>`: the harness's JSON on stdin, its reply on stdout.
 
-    The adapter module gives NAME, CAN_ASK, question(payload) -> Question | None and
+    The adapter module gives NAME, CAN_ASK, question(payload) -> Question | None (or a
+    list of Questions, for a call that runs several commands) and
     reply(answer) -> (stdout text, exit code). The answer comes within the deadline of
     hooks/budget.py, or it is the refusal "took too long to judge".
     """
@@ -335,11 +336,13 @@ def run(adapter: ModuleType, argv: list[str]) -> int:
     ms = budget.deadline_ms()
     slow = Answer(DENY, f"{PREFIX}denied: {budget.slow_reason(ms)}", broken=True)
     out, code = _reply(adapter, slow)
-    deadline = budget.Deadline(ms, (budget.ascii_bytes(out), budget.ascii_bytes(slow.message), code)).start()
+    deadline = budget.Deadline(ms, (budget.ascii_bytes(out), budget.ascii_bytes(slow.message), code))
     late = False
     try:
         try:
             try:
+                # Started inside the try: a deadline that fires at once is still the refusal.
+                deadline.start()
                 answer = _answer(adapter, name, argv)
             finally:
                 deadline.stop()
@@ -415,12 +418,24 @@ def _answer(adapter: ModuleType, name: str, argv: list[str]) -> Answer:
 
     opts, _ = parse(argv, OPTIONS)
     payload = _payload(sys.stdin.buffer)
-    q = adapter.question(payload)
-    if q is None:
+    asked = adapter.question(payload)
+    if asked is None:
         return Answer(NONE)
-    _bounded(q)
     agent = str(opts.get("--agent") or os.environ.get("HANDRAIL_AGENT") or name)
     can_ask = bool(getattr(adapter, "CAN_ASK", False))
+    if isinstance(asked, list):  # one call that runs several commands: each is judged, the strictest answers
+        for q in asked:
+            _bounded(q)
+        answers = [_judged(q, name, agent, can_ask) for q in asked]
+        return max(answers, key=lambda a: _STRICTNESS.index(a.verdict), default=Answer(NONE))
+    _bounded(asked)
+    return _judged(asked, name, agent, can_ask)
+
+
+_STRICTNESS = (NONE, ALLOW, NOTIFY, ASK, DENY)
+
+
+def _judged(q: Question, name: str, agent: str, can_ask: bool) -> Answer:
     answer = decide(q, harness=name, agent=agent, can_ask=can_ask)
     if q.kind != OTHER and answer.verdict not in (ASK, DENY) and not _encodable(q):
         # A lone surrogate or bytes that are not UTF-8: the harness runs something other

@@ -85,7 +85,10 @@ def base_env(home: Path) -> dict[str, str]:
     env = {k: v for k, v in os.environ.items() if k not in markers and not k.startswith("HANDRAIL_")}
     env.update(HOME=str(home), PATH=os.path.dirname(HANDRAIL) + os.pathsep + env.get("PATH", ""),
                GIT_AUTHOR_NAME="Dev", GIT_AUTHOR_EMAIL="dev@example.com", GIT_COMMITTER_NAME="Dev",
-               GIT_COMMITTER_EMAIL="dev@example.com", NO_COLOR="1")
+               GIT_COMMITTER_EMAIL="dev@example.com", NO_COLOR="1",
+               # The suite judges answers, not speed (bench/ does): a loaded machine must not turn
+               # an allowed call into "took too long to judge".
+               HANDRAIL_HOOK_DEADLINE_MS="20000")
     return env
 
 
@@ -194,15 +197,22 @@ JUDGES: dict[str, Callable[[Session], str]] = {
 @pytest.mark.parametrize("name", HARNESSES)
 def test_every_client_holds_the_same_scenarios(name: str, tmp_path: Path) -> None:
     session, missing = play(name, tmp_path)
+    # A client without a pre-tool hook (aider) is guarded where it commits: its driver's
+    # judge says what git's hooks caught, and None leaves a scenario to the common judge.
+    own = getattr(driver(name), "judge", None)
     failures: list[str] = []
     for scenario in SCENARIOS:
         if scenario in missing:
             PARITY[(name, scenario)] = f"n/a: {missing[scenario]}"
             continue
-        wrong = JUDGES[scenario](session)
+        verdict = None if own is None else own(scenario, session.project, session.run)
+        wrong = JUDGES[scenario](session) if verdict is None else verdict
         if session.run is None and wrong:
             wrong = f"the client timed out; {wrong}"
-        PARITY[(name, scenario)] = "ok" if not wrong else f"FAIL: {wrong}"
+        if wrong:
+            PARITY[(name, scenario)] = f"FAIL: {wrong}"
+        else:  # held; by git's hooks alone where the driver judged it
+            PARITY[(name, scenario)] = "ok" if verdict is None else "git: held by git's hooks (the commit refused)"
         if wrong:
             failures.append(f"{scenario}: {wrong}")
     leaked = SECRET in session.server.told()
