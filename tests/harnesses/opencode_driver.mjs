@@ -2,7 +2,8 @@
 //
 //   node opencode_driver.mjs PLUGIN.js  < {"directory": …, "calls": [{"tool": …, "args": …}, …]}
 //
-// Prints one JSON line: for each call, {"ran": true} when the plugin let it through,
+// Prints one JSON line: for each call, {"ran": true} when the plugin let it through
+// (with "args", the arguments the tool then runs with, when the plugin changed them),
 // or {"error": message} when it threw (OpenCode then blocks the call), and the log
 // messages the plugin sent. `$` is a stand-in for Bun's shell: interpolated values are
 // single arguments, and `< ${value}` feeds the value (a Response) to stdin.
@@ -50,10 +51,14 @@ const plugins = Object.values(mod).filter((f) => typeof f === "function")
 const hooks = await plugins[0]({ $, client, directory: request.directory, worktree: request.directory })
 const results = []
 for (const call of request.calls) {
-  const output = { args: call.args }
+  // As OpenCode does: the tool runs with the object it handed the plugin, whatever
+  // the plugin put in `output.args` instead.
+  const args = call.args
+  const before = JSON.stringify(args)
+  const output = { args }
   try {
     await hooks["tool.execute.before"]({ tool: call.tool, sessionID: "ses_1", callID: "call_1" }, output)
-    results.push({ ran: true })
+    results.push(JSON.stringify(args) === before ? { ran: true } : { ran: true, args })
   } catch (error) {
     results.push({ error: String(error && error.message) })
   }

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 from helpers import HANDRAIL
-from hookkit import client, needs_client
+from hookkit import client, hook, needs_client
 
 import handrail
 
@@ -102,3 +102,84 @@ def test_the_real_opencode_lists_the_plugin(tmp_path: Path, project: Path) -> No
     assert r.returncode == 0, r.stderr[-2000:]
     config = json.loads(r.stdout[r.stdout.index("{"):])
     assert (folder / "handrail.js").as_uri() in config["plugin"]
+
+
+@needs_node
+def test_a_grep_over_a_secret_is_narrowed_to_leave_it_out_and_one_with_its_own_glob_is_refused(
+        tmp_path: Path, project: Path) -> None:
+    (project / "src" / "settings.py").write_text("DATABASE_URL = 'x'\n")
+    out = drive(tmp_path, project, [
+        {"tool": "grep", "args": {"pattern": "DATABASE"}},
+        {"tool": "grep", "args": {"pattern": "DATABASE", "include": "*.py"}},
+        {"tool": "grep", "args": {"pattern": "DATABASE", "include": ".env*"}},
+        {"tool": "grep", "args": {"pattern": "DATABASE", "path": str(project / "src")}},
+    ])
+    narrowed, own_glob, aimed, elsewhere = out["results"]
+    assert narrowed == {"ran": True, "args": {"pattern": "DATABASE", "include": "!**/.env"}}
+    assert any("narrowed grep" in m for m in out["logs"])
+    assert own_glob == {"ran": True}
+    assert "handrail: denied: grep would search" in aimed["error"] and ".env" in aimed["error"]
+    assert elsewhere == {"ran": True}
+
+
+def test_grep_naming_a_file_is_judged_by_the_folder_it_really_searches(project: Path) -> None:
+    # OpenCode's grep runs ripgrep in the folder of a file it is pointed at: all of src/ here.
+    (project / "src" / "settings.py").write_text("DATABASE_URL = 'x'\n")
+    (project / "src" / ".env.local").write_text("DATABASE_PASSWORD=hunter2\n")
+    r = hook("opencode", {"tool": "grep", "args": {"pattern": "DATABASE", "path": str(project / "src" / "settings.py")},
+                          "directory": str(project), "worktree": str(project)}, cwd=project)
+    assert r.code == 0 and r.json is not None
+    assert r.json["decision"] == "deny" and "src/.env.local" in r.json["message"]
+    assert r.json["narrow"] == {"include": "!**/.env.local"}
+    r = hook("opencode", {"tool": "glob", "args": {"pattern": "**/*"}, "directory": str(project)}, cwd=project)
+    assert r.json == {"decision": "none", "message": ""}  # names only: no file's text is printed
+
+
+def opencode_env(home: Path) -> dict[str, str]:
+    from test_parity import base_env
+
+    return base_env(home)
+
+
+@pytest.mark.slow
+@needs_client("opencode")
+def test_a_real_run_leaves_the_generated_opencode_json_unchanged(tmp_path: Path, project: Path) -> None:
+    from drivers import opencode as driver
+    from modelserver import ModelServer
+
+    r = subprocess.run([HANDRAIL, "init"], cwd=project, capture_output=True, text=True, timeout=120)
+    assert r.returncode == 0, r.stderr
+    assert json.loads((project / "opencode.json").read_text())["$schema"] == "https://opencode.ai/config.json"
+    subprocess.run(["git", "add", "-A"], cwd=project, check=True)
+    subprocess.run(["git", "commit", "-q", "--no-verify", "-m", "handrail init"], cwd=project, check=True)
+    home = tmp_path / "home"
+    home.mkdir()
+    with ModelServer([]) as srv:
+        run = driver.run(project, home, srv.url, opencode_env(home))
+    assert run.returncode == 0, run.stderr[-2000:]
+    assert srv.requests  # it did start a session, reading its config
+    status = subprocess.run(["git", "status", "--porcelain"], cwd=project, capture_output=True, text=True)
+    assert status.stdout == "", status.stdout
+
+
+@pytest.mark.slow
+@needs_client("opencode")
+def test_the_commands_opencode_runs_are_known_as_opencodes(tmp_path: Path) -> None:
+    # handrail refuses `env` (it prints every token), so this runs in a folder it does not guard.
+    from drivers import opencode as driver
+    from modelserver import Call, ModelServer
+
+    from handrail.policy.agents import detect
+
+    folder = tmp_path / "plain"
+    folder.mkdir()
+    subprocess.run(["git", "init", "-q"], cwd=folder, check=True)
+    home = tmp_path / "home"
+    home.mkdir()
+    with ModelServer([Call("bash", {"command": "env", "description": "environment"})]) as srv:
+        run = driver.run(folder, home, srv.url, opencode_env(home))
+    assert run.returncode == 0, run.stderr[-2000:]
+    assert srv.results, run.stdout[-2000:]
+    seen = dict(line.split("=", 1) for line in srv.results[0].splitlines() if "=" in line)
+    agent = detect(seen)
+    assert agent is not None and agent.harness == "opencode", (agent, sorted(seen))

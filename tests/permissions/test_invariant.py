@@ -81,6 +81,8 @@ def test_no_tier_3_pattern_is_ever_allowed(data: dict) -> None:
         elif tool == "opencode":
             bash = files["opencode.json"]["permission"]["bash"]  # type: ignore[index]
             assert not {k for k, v in bash.items() if v == "allow"} & blocked
+            # an allow is an exact command line: `cat *` would admit `cat .env` without the plugin
+            assert not [k for k, v in bash.items() if v == "allow" and ("*" in k or "?" in k)]
             assert all(bash[b] in ("ask", "deny") for b in blocked)
             assert not blocked or list(bash)[-len(blocked):] == [p.text for p in policy.ask + policy.deny]
         elif tool == "gemini":
