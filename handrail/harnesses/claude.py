@@ -5,6 +5,7 @@ from __future__ import annotations
 # ---- hook protocol
 # `handrail hook claude`, registered in .claude/settings.json under hooks.PreToolUse.
 # This module is imported before every tool call: keep its top-level imports light.
+import os
 import sys
 
 from handrail.hooks.pretool import (
@@ -27,7 +28,11 @@ from handrail.hooks.pretool import (
 )
 
 NAME = "claude"
-CAN_ASK = True
+# `claude -p` (CLAUDE_CODE_ENTRYPOINT=sdk-cli, set for the hook's process too) has no one to
+# answer a prompt: it turns a hook's `ask` into a refusal, and where a settings `Bash(…)` ask rule
+# matches as well, the agent is told only "you haven't granted it yet". A hook's `deny` outranks
+# the rule and keeps handrail's reason, so a headless run is answered deny.
+CAN_ASK = os.environ.get("CLAUDE_CODE_ENTRYPOINT") != "sdk-cli"
 EVENT = "PreToolUse"
 # Every event Claude Code (2.1) sends a hook: one registered for another is no call to judge.
 EVENTS = frozenset({
@@ -88,13 +93,23 @@ def main(argv: list[str]) -> int:
 
 
 # ---- native files
-# `.claude/settings.json`, merged with what the user wrote there: no Bash allow rules (the
-# hook allows tier 1 and 2), tier 3 as `ask` (`deny` when the protocol denies it), forbidden
-# and protected paths as `Edit` denies and secrets as `Read` denies, and the
-# PreToolUse and SessionStart hooks. Claude evaluates deny, then ask, then allow, so
-# a tier-3 rule outranks any allow. Project allow rules need workspace trust (and are
-# ignored under `-p`); ask, deny and hooks always apply. Imported only by
-# `handrail permissions` and `doctor`: nothing here runs before a tool call.
+# `.claude/settings.json`, merged with what the user wrote there. Which rules are written
+# follows from what Claude Code (2.1) does with each kind:
+# - `Bash(…)` ask and deny rules are judged after the PreToolUse hook, and a hook's deny
+#   outranks them with its own reason (listed in `permission_denials`). They are written for
+#   tier 3 (`ask`, or `deny` where the protocol denies it): they hold under
+#   `--dangerously-skip-permissions` too, and without the hook.
+# - `Edit(…)` and `Read(…)` denies refuse inside the tool, before any hook runs: the agent is
+#   told "denied by your permission settings", and the refusal is in no `permission_denials`.
+#   None is written: the hook refuses those paths itself, naming the rule and its source.
+# - No `Bash` allow rules: a word prefix cannot say what a command does (`Bash(rm *)` admits
+#   `rm -rf src`, `Bash(cat *)` admits `cat .env`), and the hook allows tier 1 and 2 itself.
+# The hook runs as `handrail hook claude || exit 2`, so a handrail that cannot start blocks the
+# call. Should the hook entry be gone (removed, or `disableAllHooks`), what still holds: tier 3
+# asks or is denied, Claude's own prompt for every edit and every command it does not judge
+# read-only (in its default mode), and the git hooks at commit and push; reads of secrets, and
+# everything under `--dangerously-skip-permissions` but tier 3, do not.
+# Imported only by `handrail permissions` and `doctor`: nothing here runs before a tool call.
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -103,13 +118,52 @@ if TYPE_CHECKING:
 
 HOOK_FILE = ".claude/settings.json"
 HOOK_MARK = "handrail hook claude"
+TRUST = ("Claude Code runs a project's hooks only once its folder is trusted: start `claude` in the "
+         "project once and accept the trust dialog (`claude -p` runs them without it)")
 
 
-def path_rule(pattern: str) -> str:
-    """A gitignore pattern as Claude's path rule: `/x` is x at the project root and a
-    pattern without a slash matches at any depth, as in gitignore."""
-    p = pattern.lstrip("/")
-    return f"/{p}" if "/" in p else f"/**/{p}"
+def bash_rule(pattern: str) -> str | None:
+    """A protocol pattern as the `Bash(…)` rule Claude Code matches as meant, or None.
+
+    Claude reads `*` as any text (spaces too), a lone trailing ` *` as "and any arguments",
+    and `?`, `[` literally; a rule ending in `:*` is the old prefix form whatever precedes it
+    (`Bash(git push * :*)` is the literal prefix `git push * `, which never matches), and a
+    `:*` anywhere else makes the rule invalid. Such a pattern is left to the hook."""
+    if ":*" in pattern or any(c in pattern for c in "?[\\"):
+        return None
+    return f"Bash({pattern})"
+
+
+def trust_state(project: str, home: str) -> bool | None:
+    """Whether Claude Code trusts `project`: `projects[<folder>].hasTrustDialogAccepted` for the
+    folder or any folder above it, in the file Claude keeps its state in (`~/.claude.json`, or
+    `.config.json` in its config folder; CLAUDE_CONFIG_DIR moves both). None when that file
+    cannot be read; False when it does not exist (Claude never ran for this user)."""
+    import json
+
+    folder = os.environ.get("CLAUDE_CONFIG_DIR") or os.path.join(home, ".claude")
+    state = os.path.join(folder, ".config.json")
+    if not os.path.exists(state):
+        state = os.path.join(os.environ.get("CLAUDE_CONFIG_DIR") or home, ".claude.json")
+    try:
+        with open(state, encoding="utf-8") as f:
+            data = json.load(f)
+    except FileNotFoundError:
+        return False
+    except (OSError, ValueError):
+        return None
+    projects = data.get("projects") if isinstance(data, dict) else None
+    if not isinstance(projects, dict):
+        return False if isinstance(data, dict) else None
+    path = os.path.normpath(os.path.abspath(project))
+    while True:
+        entry = projects.get(path)
+        if isinstance(entry, dict) and entry.get("hasTrustDialogAccepted") is True:
+            return True
+        parent = os.path.dirname(path)
+        if parent == path:
+            return False
+        path = parent
 
 
 def native_files(proto: Protocol) -> list[JsonFile | TextFile]:
@@ -122,15 +176,11 @@ def native_files(proto: Protocol) -> list[JsonFile | TextFile]:
         {"type": "command", "command": native.hook_command(NAME, block_on_failure=True), "timeout": 30}]}
     session = {"hooks": [{"type": "command", "command": f"handrail hook session-start --harness {NAME}",
                           "timeout": 10}]}
-    deny = [f"Bash({p.text})" for p in policy.deny]
-    deny += [f"Edit({path_rule(p)})" for p in native.path_denies()]
-    deny += [f"Read({path_rule(p)})" for p in native.secret_paths()]
+    ask = [r for r in (bash_rule(p.text) for p in policy.ask) if r]
+    deny = [r for r in (bash_rule(p.text) for p in policy.deny) if r]
     return [native.JsonFile(HOOK_FILE, [
-        # No Bash allow rules: a word prefix cannot say what a command does (`Bash(rm *)` admits
-        # `rm -rf src`, `Bash(cat *)` admits `cat .env`), and the PreToolUse hook allows tier 1
-        # and 2 itself. Should the hook not run, Claude then asks instead of allowing.
         native.ListSlot(("permissions", "allow"), []),
-        native.ListSlot(("permissions", "ask"), [f"Bash({p.text})" for p in policy.ask]),
+        native.ListSlot(("permissions", "ask"), ask),
         native.ListSlot(("permissions", "deny"), deny),
         native.ListSlot(("hooks", "PreToolUse"), [pre_tool], ours),
         native.ListSlot(("hooks", "SessionStart"), [session], ours),

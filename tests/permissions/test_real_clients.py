@@ -173,16 +173,19 @@ def test_claude_code_refuses_a_tier_3_command_through_the_generated_settings(  #
     push = {"name": "Bash", "input": {"command": "git push --force origin main"}}
     secret = {"name": "Write", "input": {"file_path": str(project / ".env"), "content": "X=1\n"}}
 
-    # The settings alone, without handrail's hook: the ask rule (no one to ask under -p) and the deny rule.
+    # The settings alone, without handrail's hook: the ask rule, and Claude's own prompt for an
+    # edit (no one to answer either under -p).
     data = read_json(settings)
     del data["hooks"]
     settings.write_text(json.dumps(data))
     out, results = run_claude(project, [push, secret], tmp_path / "home1")
-    assert [d["tool_input"] for d in out["permission_denials"]] == [push["input"]]
-    assert "denied by your permission settings" in json.dumps(results[1])
+    assert [d["tool_input"] for d in out["permission_denials"]] == [push["input"], secret["input"]]
     assert not (project / ".env").exists()
 
-    # As generated, with handrail's PreToolUse hook answering too.
+    # As generated: handrail's PreToolUse hook refuses both, and the agent is told why.
     assert handrail("permissions", "--tool", "claude", cwd=project).returncode == 0
-    out, results = run_claude(project, [push], tmp_path / "home2")
-    assert [d["tool_input"] for d in out["permission_denials"]] == [push["input"]]
+    out, results = run_claude(project, [push, secret], tmp_path / "home2")
+    assert [d["tool_input"] for d in out["permission_denials"]] == [push["input"], secret["input"]]
+    assert "handrail:" in json.dumps(results[0]) and "tier 3" in json.dumps(results[0])
+    assert "handrail: denied" in json.dumps(results[1])
+    assert not (project / ".env").exists()
