@@ -258,7 +258,16 @@ def check_harness_hooks(project: str) -> list[Finding]:
             out.append(Finding("harness-hooks", ERROR, f"{tool}: its hook is not registered: {module.HOOK_FILE} "
                                f"does not run `handrail hook {tool}`",
                                f"run `handrail permissions --tool {tool}` (or `handrail doctor --fix`)", FIX_FILES))
-    return out
+    return out + check_trust(project, tools)
+
+
+def check_trust(project: str, tools: list[str]) -> list[Finding]:
+    """A harness whose own files show the project not trusted runs none of its hooks."""
+    from handrail import trust
+
+    return [Finding("harness-hooks", WARNING, f"{t.tool}: the client has not trusted this project yet, so it runs "
+                    "none of its hooks (only the git hooks guard its work)", t.must)
+            for t in trust.all_of(tools, project) if t.trusted is False]
 
 
 # --------------------------------------------------------------------------- runtime

@@ -287,15 +287,15 @@ def _init(root: str, hooks: str, tools: list[str] | None, pre_commit: bool, forc
         steps.append(Step(f["path"], did))
     changed = any(s.changed for s in steps)
     notes = [n for n in result["notes"] if "built-in default" not in n]
-    if changed and "codex" in result["tools"]:
-        notes.append("codex: Codex runs a project's hooks once you trust them (/hooks in Codex), and its rules "
-                     "once you trust the project")
-    if changed and "claude" in result["tools"]:
-        notes.append("claude: Claude Code applies the project's allow rules once you trust the workspace; "
-                     "its ask and deny rules and the hooks apply at once")
+    from handrail import trust
+
+    # Until the user has trusted it, a harness runs none of the project's hooks: say so, per
+    # harness, whenever init changed something or the client's files show the step not done.
+    trusts = trust.all_of(result["tools"], root)
+    notes += [f"{t.tool}: before its hooks run, {t.must}" for t in trusts if changed or t.trusted is False]
     return {"root": root, "changed": changed, "hooks": "pre-commit" if pre_commit else "git",
             "tools": result["tools"], "steps": [{"what": s.what, "did": s.did} for s in steps],
-            "notes": notes, "next": [c for c, _why in NEXT]}
+            "notes": notes, "trust": [t.as_dict() for t in trusts], "next": [c for c, _why in NEXT]}
 
 
 def text_report(result: dict[str, Any]) -> list[str]:

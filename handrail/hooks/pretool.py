@@ -23,7 +23,7 @@ if TYPE_CHECKING:
     from types import ModuleType
     from typing import Any
 
-EDIT, SHELL, READ, OTHER = "edit", "shell", "read", "other"
+EDIT, SHELL, READ, SEARCH, OTHER = "edit", "shell", "read", "search", "other"
 ALLOW, NOTIFY, ASK, DENY, NONE = "allow", "notify", "ask", "deny", "none"
 PREFIX = "handrail: "
 OPTIONS = {"--agent": True}
@@ -41,15 +41,18 @@ class Question:
     """What the agent wants to do. `paths` for edits and reads (as the harness gave
     them; relative ones are relative to `cwd`), `command` for shell. `project`: the
     folder the harness itself names as the project in its payload, if it does; the
-    call's `cwd` never chooses the project (handrail/projectroot.py)."""
+    call's `cwd` never chooses the project (handrail/projectroot.py). For a search,
+    `paths` are the folders (or files) searched, none meaning `cwd`, and `globs` the
+    tool's own file globs, `!x` excluding (handrail/hooks/search.py)."""
 
-    __slots__ = ("command", "cwd", "kind", "paths", "project", "tool")
+    __slots__ = ("command", "cwd", "globs", "kind", "paths", "project", "tool")
 
     def __init__(self, kind: str, tool: str, *, paths: list[str] | None = None, command: str = "",
-                 cwd: str = "", project: str = "") -> None:
+                 cwd: str = "", project: str = "", globs: list[str] | None = None) -> None:
         self.kind = kind
         self.tool = tool
         self.paths = paths or []
+        self.globs = globs or []
         self.command = command
         self.cwd = cwd
         self.project = project
@@ -61,14 +64,17 @@ class Question:
 class Answer:
     """`verdict`: allow, notify, ask, deny or none (no opinion). `message`: one line for
     the person and the agent, naming the rule and the way forward. `broken`: the deny
-    comes from bad input or an internal error, not from the policy."""
+    comes from bad input or an internal error, not from the policy. `exclude`: for a
+    refused search, the exclusion globs that would keep every secret out of it, for an
+    adapter whose harness lets a hook narrow the call instead."""
 
-    __slots__ = ("broken", "message", "verdict")
+    __slots__ = ("broken", "exclude", "message", "verdict")
 
     def __init__(self, verdict: str, message: str = "", *, broken: bool = False) -> None:
         self.verdict = verdict
         self.message = _one_line(message) if "\n" in message or len(message) > 2000 else message
         self.broken = broken
+        self.exclude: list[str] = []
 
     def __repr__(self) -> str:
         return f"Answer({self.verdict!r}, {self.message!r})"
@@ -157,6 +163,10 @@ def decide(q: Question, *, harness: str, agent: str | None, can_ask: bool) -> An
     project = root.path
     if q.kind == READ:
         return _reads(q, project, cwd)
+    if q.kind == SEARCH:
+        from handrail.hooks.search import judge
+
+        return judge(q, project, cwd)
     if q.kind == EDIT:
         if not q.paths:
             raise BadPayload(f"{q.tool}: an edit that names no file")
@@ -172,13 +182,13 @@ def decide(q: Question, *, harness: str, agent: str | None, can_ask: bool) -> An
     raise BadPayload(f"unknown question kind {q.kind!r}")
 
 
-def _absolute(path: str, cwd: str) -> str:
+def absolute(path: str, cwd: str) -> str:
     if "\0" in path or not path.strip():
         raise BadPayload("a file path is empty or contains a NUL byte")
     return os.path.normpath(path if os.path.isabs(path) else os.path.join(cwd, path))
 
 
-def _inside(path: str, project: str) -> str | None:
+def inside(path: str, project: str) -> str | None:
     rel = os.path.relpath(path, project)
     if rel == os.curdir or rel == os.pardir or rel.startswith(os.pardir + os.sep):
         return None
@@ -186,7 +196,7 @@ def _inside(path: str, project: str) -> str | None:
 
 
 def _edited(paths: list[str], project: str, cwd: str) -> str:
-    shown = [_inside(_absolute(p, cwd), project) or p for p in paths[:3]]
+    shown = [inside(absolute(p, cwd), project) or p for p in paths[:3]]
     return ", ".join(shown) + (f" and {len(paths) - 3} more" if len(paths) > 3 else "")
 
 
@@ -194,8 +204,8 @@ def _reads(q: Question, project: str, cwd: str) -> Answer:
     from handrail.policy.shell.reads import read_refusal
 
     for given in q.paths:
-        path = _absolute(given, cwd)
-        shown = _inside(path, project) or path
+        path = absolute(given, cwd)
+        shown = inside(path, project) or path
         refusal = read_refusal(shown)
         if refusal is not None:
             return Answer(DENY, f"{PREFIX}denied: reading {shown} is refused: rule '{refusal.rule}' from "
@@ -215,7 +225,7 @@ def _edit_refusal(paths: list[str], root: Any, cwd: str, agent: str | None, harn
 
     project = root.path
     for given in paths:
-        file = _absolute(given, cwd)
+        file = absolute(given, cwd)
         answer = can_edit(project, file=file, tree=work_tree_of(file, root))
         if answer["allowed"] and agent:
             from handrail.records.envelope_states import apply_to_edit
@@ -231,7 +241,7 @@ def _edit_refusal(paths: list[str], root: Any, cwd: str, agent: str | None, harn
             continue
         text = f"denied: {answer['message']}" if answer["reason"] == ENVELOPE_REFUSAL else explain(answer, project)
         if command is not None:
-            shown = _inside(_absolute(given, cwd), project) or given
+            shown = inside(absolute(given, cwd), project) or given
             text = f"denied: the command writes {shown}, an edit: {text.removeprefix('denied: ')}"
         _record(project, "edit_refused", agent, answer.get("task"), answer["reason"], text,
                 {**answer, "harness": harness, "tool": tool, **({"command": command} if command else {})})
@@ -256,7 +266,7 @@ def _shell(q: Question, root: Any, cwd: str, *, harness: str, agent: str | None,
         parts = None  # classify answers tier 3 for it
     # What the command writes or removes inside the project is an edit, and gets can-edit's answer.
     targets = [p for p in (writes.touched_paths(parts, home) if parts is not None else [])
-               if not p.startswith("/dev/") and _inside(p, work_tree_of(p, root)) is not None]
+               if not p.startswith("/dev/") and inside(p, work_tree_of(p, root)) is not None]
     if targets:
         refused = _edit_refusal(targets, root, cwd, agent, harness, q.tool, command)
         if refused is not None:
@@ -448,13 +458,15 @@ def _bounded(q: Question) -> None:
     why = too_large("the command", q.command, MAX_COMMAND_BYTES) or too_large("the folder", q.cwd, MAX_PATH_BYTES)
     for n, path in enumerate(q.paths):
         why = why or too_large(f"path {n + 1}" if len(q.paths) > 1 else "the path", path, MAX_PATH_BYTES)
+    for n, glob in enumerate(q.globs):
+        why = why or too_large(f"glob {n + 1}", glob, MAX_PATH_BYTES)
     if why:
         raise TooLarge(why)
 
 
 def _encodable(q: Question) -> bool:
     try:
-        for text in (q.command, q.cwd, *q.paths):
+        for text in (q.command, q.cwd, *q.paths, *q.globs):
             text.encode("utf-8")
     except UnicodeEncodeError:
         return False

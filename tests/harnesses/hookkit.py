@@ -18,6 +18,7 @@ from handrail.policy import tasks
 HARNESSES = ("claude", "codex", "gemini", "cursor", "copilot", "cline", "opencode")
 CONTRACT = {"allowed_files": ["src/**", "tests/**"], "forbidden_files": ["src/vendor/**"]}
 FUZZ_TRIED: Counter[str] = Counter()  # generated inputs run per harness, reported at the end of the run
+PARITY: dict[tuple[str, str], str] = {}  # (harness, scenario) -> the cell of the parity matrix
 CLIENTS_DIR = os.path.join(os.path.expanduser("~"), ".cache", "handrail-clients")
 
 

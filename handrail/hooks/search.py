@@ -1,0 +1,84 @@
+"""The search question: may a harness's own search tool (Grep, grep_search, search_codebase…)
+look through these folders? It prints what it finds, so a search over a folder that holds
+a secret file prints the secret, whatever pattern it looks for.
+
+The answer is read from the files, not from the pattern: the secret files below each
+searched folder (the shell classifier's walk, `secrets_below`), less those the tool's own
+globs leave out. None left: no objection. Otherwise a refusal that carries `exclude`, the
+rg-style exclusion globs that would keep every secret out, for an adapter whose harness
+lets a hook rewrite the call's arguments; the others refuse. A tree too large to walk
+within the hook's deadline is refused: not knowing is no proof of no secret.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import os
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from handrail.hooks.pretool import Answer, Question
+
+# A secret list this long is cut short by the walk: the exclusions could miss one.
+MOST = 64
+
+
+def judge(q: Question, project: str, cwd: str) -> Answer:
+    from handrail.hooks.pretool import DENY, NONE, PREFIX, Answer, absolute, inside
+    from handrail.policy.shell.reads import read_refusal
+    from handrail.policy.shell.secrets import secrets_below
+
+    roots = [absolute(p, cwd) for p in q.paths] or [cwd]
+    shown = ", ".join(inside(r, project) or r for r in roots[:3])
+    for root in roots:
+        if not os.path.isdir(root) and read_refusal(inside(root, project) or root) is not None:
+            return Answer(DENY, f"{PREFIX}denied: {q.tool} would print {inside(root, project) or root}, "
+                                "which holds secrets; ask a human for what you need from it")
+    found = secrets_below([r for r in roots if os.path.isdir(r)], most=MOST)
+    if found is None:
+        return Answer(DENY, f"{PREFIX}denied: {q.tool} would search {shown}, a tree too large to check for "
+                            "secret files; search a smaller folder")
+    searched = [f for f in found if _searched(f, roots, q.globs)]
+    if not searched:
+        return Answer(NONE)
+    names = sorted({os.path.basename(f) for f in searched})
+    exclude = [] if len(found) >= MOST else [f"!{n}" for n in names]
+    first = inside(searched[0], project) or searched[0]
+    how = f"exclude them (glob {_joined(names)})" if exclude else "search a folder that holds none"
+    answer = Answer(DENY, f"{PREFIX}denied: {q.tool} would search {shown}, where {first} holds secrets "
+                          f"({len(searched)} such file{'s' if len(searched) > 1 else ''}): {how}, or search a "
+                          "folder without them; ask a human for what you need from a secret")
+    answer.exclude = exclude
+    return answer
+
+
+def _joined(names: list[str]) -> str:
+    return f"!{names[0]}" if len(names) == 1 else "!{" + ",".join(names) + "}"
+
+
+def _searched(path: str, roots: list[str], globs: list[str]) -> bool:
+    """Whether the tool's globs let it read `path`. As ripgrep reads them: a glob without
+    a slash matches the file name, one with a slash the path below the searched folder;
+    `!` excludes; when any include glob is given, only what one matches is read."""
+    rel = next((os.path.relpath(path, r) for r in roots if path.startswith(r.rstrip("/") + "/")), path)
+    includes = [g for g in globs if not g.startswith("!")]
+    excludes = [g[1:] for g in globs if g.startswith("!")]
+    if any(_matches(g, path, rel) for g in excludes):
+        return False
+    return not includes or any(_matches(g, path, rel) for g in includes)
+
+
+def _matches(glob: str, path: str, rel: str) -> bool:
+    target = rel if "/" in glob.strip("/") else os.path.basename(path)
+    return any(fnmatch.fnmatchcase(target, g) or fnmatch.fnmatchcase(target, g.replace("**/", ""))
+               for g in _braces(glob.lstrip("/")))
+
+
+def _braces(glob: str, depth: int = 0) -> list[str]:
+    """`*.{py,js}` as its alternatives (the form rg and the harnesses' tools accept)."""
+    start = glob.find("{")
+    end = glob.find("}", start)
+    if start < 0 or end < 0 or depth > 4:
+        return [glob]
+    head, body, tail = glob[:start], glob[start + 1:end], glob[end + 1:]
+    return [g for alt in body.split(",") for g in _braces(head + alt + tail, depth + 1)][:256]
