@@ -15,7 +15,9 @@ from handrail.hooks.pretool import (
     EDIT,
     NOTIFY,
     OTHER,
+    PREFIX,
     READ,
+    SEARCH,
     SHELL,
     Answer,
     Question,
@@ -45,6 +47,9 @@ EDIT_TOOLS = {"Edit": ("file_path",), "Write": ("file_path",), "MultiEdit": ("fi
               "NotebookEdit": ("notebook_path", "file_path")}
 READ_TOOLS = {"Read": ("file_path",), "NotebookRead": ("notebook_path", "file_path")}
 SHELL_TOOLS = frozenset({"Bash"})
+# Grep prints the lines it finds: the search question. Glob prints file names only, never
+# their content, so it gets no opinion (nor is it in the matcher).
+SEARCH_TOOLS = frozenset({"Grep"})
 HOOK_MATCHER = "Bash|Edit|Write|MultiEdit|NotebookEdit|Read|NotebookRead|Grep"
 
 
@@ -64,11 +69,42 @@ def question(payload: object) -> Question | None:
     if tool in READ_TOOLS:
         args = need_dict(data.get("tool_input"), "tool_input")
         return Question(READ, tool, paths=[first_str(args, READ_TOOLS[tool], "tool_input")], cwd=cwd)
-    if tool == "Grep":
-        args = need_dict(data.get("tool_input"), "tool_input")
-        path = opt_str(args, "path", "tool_input")
-        return Question(READ, tool, paths=[path], cwd=cwd) if path.strip() else Question(OTHER, tool)
+    if tool in SEARCH_TOOLS:
+        return _search(tool, need_dict(data.get("tool_input"), "tool_input"), cwd)
     return Question(OTHER, tool)
+
+
+# The Grep call being judged, for reply(): a search refused with `exclude` globs is answered
+# as the same call narrowed (`updatedInput`). One hook process judges one call.
+_GREP: dict[str, object] = {}
+
+
+def _search(tool: str, args: dict[str, object], cwd: str) -> Question:
+    """Grep `{pattern, path?, glob?, type?, …}`: rg over `path` (default the cwd), reading hidden
+    files, with `glob` split as Claude Code splits it into `--glob`s (at whitespace, then at commas
+    outside braces). `type` only narrows, so it is not read: the search is judged wider."""
+    path = opt_str(args, "path", "tool_input")
+    glob = opt_str(args, "glob", "tool_input")
+    _GREP.clear()
+    _GREP.update(args)
+    return Question(SEARCH, tool, paths=[path] if path.strip() else [], globs=grep_globs(glob), cwd=cwd)
+
+
+def grep_globs(glob: str) -> list[str]:
+    out: list[str] = []
+    for token in glob.split():
+        out += [token] if "{" in token and "}" in token else [g for g in token.split(",") if g]
+    return out
+
+
+def narrowed(answer: Answer) -> dict[str, object] | None:
+    """The Grep input that leaves every secret out, where the refusal can become one: the call
+    has no glob of its own (one would mix with ours), and each exclusion survives the split."""
+    if answer.verdict != DENY or not answer.exclude or not _GREP or "glob" in _GREP or "paths" in _GREP:
+        return None
+    if any(c in g for g in answer.exclude for c in " \t\n,{}"):
+        return None
+    return {**_GREP, "glob": " ".join(answer.exclude)}
 
 
 def reply(answer: Answer) -> tuple[str, int]:
@@ -76,6 +112,12 @@ def reply(answer: Answer) -> tuple[str, int]:
     user as `systemMessage`. A broken call exits 2: Claude blocks it with stderr."""
     if answer.verdict == DENY and answer.broken:
         return "", 2
+    updated = narrowed(answer)
+    if updated is not None:
+        globs = str(updated["glob"])
+        return reason_json({"hookSpecificOutput": {
+            "hookEventName": EVENT, "permissionDecision": "allow", "updatedInput": updated,
+            "permissionDecisionReason": f"{PREFIX}narrowed: the search leaves out the secret files ({globs})"}}), 0
     decision = {ALLOW: "allow", NOTIFY: "allow", ASK: "ask", DENY: "deny"}.get(answer.verdict)
     if decision is None:
         return "", 0  # no opinion: Claude's own permission rules decide
