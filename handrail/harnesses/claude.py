@@ -160,8 +160,10 @@ if TYPE_CHECKING:
 
 HOOK_FILE = ".claude/settings.json"
 HOOK_MARK = "handrail hook claude"
-TRUST = ("Claude Code runs a project's hooks only once its folder is trusted: start `claude` in the "
-         "project once and accept the trust dialog (`claude -p` runs them without it)")
+# Interactive Claude Code skips a project's hooks (and allow rules) until its trust dialog is
+# accepted; `claude -p` runs them without it.
+TRUST = ("start `claude` in the project once and accept its workspace trust dialog "
+         "(`claude -p` runs the hooks without it)")
 
 
 def bash_rule(pattern: str) -> str | None:
@@ -179,8 +181,8 @@ def bash_rule(pattern: str) -> str | None:
 def trust_state(project: str, home: str) -> bool | None:
     """Whether Claude Code trusts `project`: `projects[<folder>].hasTrustDialogAccepted` for the
     folder or any folder above it, in the file Claude keeps its state in (`~/.claude.json`, or
-    `.config.json` in its config folder; CLAUDE_CONFIG_DIR moves both). None when that file
-    cannot be read; False when it does not exist (Claude never ran for this user)."""
+    `.config.json` in its config folder; CLAUDE_CONFIG_DIR moves both). None when that file is
+    missing or unreadable: Claude may not have run yet, or keeps another (`.claude-custom-oauth.json`)."""
     import json
 
     folder = os.environ.get("CLAUDE_CONFIG_DIR") or os.path.join(home, ".claude")
@@ -190,8 +192,6 @@ def trust_state(project: str, home: str) -> bool | None:
     try:
         with open(state, encoding="utf-8") as f:
             data = json.load(f)
-    except FileNotFoundError:
-        return False
     except (OSError, ValueError):
         return None
     projects = data.get("projects") if isinstance(data, dict) else None

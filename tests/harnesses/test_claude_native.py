@@ -30,7 +30,7 @@ def test_trust_is_read_for_the_folder_or_one_above_it(tmp_path: Path, monkeypatc
     home, project = tmp_path / "home", tmp_path / "work" / "app"
     home.mkdir()
     project.mkdir(parents=True)
-    assert claude.trust_state(str(project), str(home)) is False  # Claude never ran for this user
+    assert claude.trust_state(str(project), str(home)) is None  # no state file: Claude may not have run
     _state(home, {str(project): {"hasTrustDialogAccepted": False}})
     assert claude.trust_state(str(project), str(home)) is False
     _state(home, {str(tmp_path / "work"): {"hasTrustDialogAccepted": True}})
