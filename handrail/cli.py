@@ -599,7 +599,7 @@ _passthrough("prepare-commit-msg", "handrail.hooks.prepare_commit_msg",
              "git prepare-commit-msg: an agent's commit gets the Handrail-Agent trailer.", hook)
 for _name, _harness in (("claude", "Claude Code"), ("codex", "Codex CLI"), ("gemini", "Gemini CLI"),
                         ("cursor", "Cursor"), ("copilot", "GitHub Copilot"), ("cline", "Cline"),
-                        ("opencode", "OpenCode (its plugin)")):
+                        ("opencode", "OpenCode (its plugin)"), ("qwen", "Qwen Code")):
     _passthrough(_name, f"handrail.harnesses.{_name}", f"{_harness} pre-tool hook: allow, ask or deny a tool call.",
                  hook)
 

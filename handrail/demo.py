@@ -247,10 +247,10 @@ def layer_loop(project: str) -> None:
          "done: the violation went back as feedback, was reverted, the criterion passed" if r.returncode == 0 else last)
 
 
-def _hook(project: str, harness: str, command: str) -> tuple[str, str]:
+def _hook(project: str, harness: str, command: str, tool: str = "Bash") -> tuple[str, str]:
     """What `handrail hook HARNESS` answers an agent's shell call: (decision, reason)."""
     root = os.path.abspath(project)
-    payload = {"session_id": "demo", "hook_event_name": "PreToolUse", "cwd": root, "tool_name": "Bash",
+    payload = {"session_id": "demo", "hook_event_name": "PreToolUse", "cwd": root, "tool_name": tool,
                "tool_input": {"command": command}, "tool_use_id": "toolu_demo"}
     r = handrail(project, "hook", harness, input=json.dumps(payload), env={"HANDRAIL_AGENT": ""})
     out = json.loads(r.stdout.splitlines()[-1]).get("hookSpecificOutput", {}) if r.stdout.strip() else {}
@@ -261,9 +261,10 @@ def _hook(project: str, harness: str, command: str) -> tuple[str, str]:
 def layer_own_verbs(project: str) -> None:
     print("layer: handrail's own verbs — review froze the task; the agent tries to reopen its own phase")
     operator_moves(project, "login", "review")
-    for harness, command in (("claude", "handrail task phase login implement"),
-                             ("codex", "python -m handrail task phase login implement")):
-        decision, reason = _hook(project, harness, command)
+    for harness, tool, command in (("claude", "Bash", "handrail task phase login implement"),
+                                   ("codex", "Bash", "python -m handrail task phase login implement"),
+                                   ("qwen", "run_shell_command", "uvx handrail task phase login implement")):
+        decision, reason = _hook(project, harness, command, tool)
         how = "Claude Code asks its user" if decision == "ask" else "the call does not run"
         show(REFUSED if decision in ("ask", "deny") else ALLOWED, f"{harness}: reopen implement", f"{decision}: {how}")
         print(f"      $ {command}\n      {reason}")

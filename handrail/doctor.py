@@ -258,6 +258,8 @@ def check_harness_hooks(project: str) -> list[Finding]:
             out.append(Finding("harness-hooks", ERROR, f"{tool}: its hook is not registered: {module.HOOK_FILE} "
                                f"does not run `handrail hook {tool}`",
                                f"run `handrail permissions --tool {tool}` (or `handrail doctor --fix`)", FIX_FILES))
+    if "aider" in protocols.tool_names(proto):
+        out += check_aider(project)
     return out + check_trust(project, tools)
 
 
@@ -268,6 +270,28 @@ def check_trust(project: str, tools: list[str]) -> list[Finding]:
     return [Finding("harness-hooks", WARNING, f"{t.tool}: the client has not trusted this project yet, so it runs "
                     "none of its hooks (only the git hooks guard its work)", t.must)
             for t in trust.all_of(tools, project) if t.trusted is False]
+
+
+def check_aider(project: str) -> list[Finding]:
+    """aider has no hook: its `.aider.conf.yml` must make its commits meet the git hooks."""
+    from handrail.harnesses import aider
+
+    path = os.path.join(project, aider.CONFIG)
+    fix = "run `handrail init` (or `handrail doctor --fix`)"
+    try:
+        with open(path, encoding="utf-8") as f:
+            text: str | None = f.read()
+    except FileNotFoundError:
+        text = None
+    try:
+        unmet = aider.unmet(text)
+    except HandrailError as e:
+        return [Finding("harness-hooks", WARNING, f"aider: {e}", f"fix it, then {fix}")]
+    if text is None:
+        return [Finding("harness-hooks", WARNING, f"aider: {aider.CONFIG} is missing, so "
+                        + "; and ".join(why for _key, why in unmet), fix, FIX_FILES)]
+    return [Finding("harness-hooks", WARNING, f"aider: {aider.CONFIG} does not set `{key}: true`, so {why}",
+                    fix, FIX_FILES) for key, why in unmet]
 
 
 # --------------------------------------------------------------------------- runtime
@@ -380,6 +404,7 @@ def repair(project: str, fixes: list[str]) -> list[Repair]:
         try:
             result = permissions.run(project)
             n = sum(f["written"] for f in result["files"])
+            n += _repair_aider(project)
             where = f" (backups in {result['backup_dir']})" if result["backup_dir"] else ""
             done.append(Repair(FIX_FILES, f"regenerated {n} file{'s' if n != 1 else ''}{where}", None))
         except (HandrailError, OSError) as e:
@@ -398,6 +423,17 @@ def repair(project: str, fixes: list[str]) -> list[Repair]:
     if FIX_LOG in fixes:
         done.append(_repair_log(project))
     return done
+
+
+def _repair_aider(project: str) -> int:
+    """1 when aider's settings were written into its config, else 0."""
+    from handrail import init
+    from handrail.policy import protocol as protocols
+
+    if "aider" not in protocols.tool_names(protocols.load(project)):
+        return 0
+    root, _hooks = init.repository_root(project)
+    return int(init.aider_settings(root).changed)
 
 
 def _repair_log(project: str) -> Repair:

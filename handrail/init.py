@@ -30,7 +30,7 @@ PRE_COMMIT_CONFIG = ".pre-commit-config.yaml"
 # match the protocol when either changes.
 GENERATED = (r"^(\.handrail/autonomy-protocol\.json|\.aioson/config/autonomy-protocol\.json|\.handrail/generated\.json"
              r"|\.claude/settings\.json|\.codex/|opencode\.json|\.opencode/plugin/|\.gemini/settings\.json"
-             r"|\.cursor/hooks\.json|\.github/hooks/|\.clinerules/hooks/)")
+             r"|\.cursor/hooks\.json|\.github/hooks/|\.clinerules/hooks/|\.qwen/settings\.json)")
 LOCAL_HOOKS = (
     {"id": "handrail-pre-commit", "name": "handrail (commit)", "entry": "handrail hook pre-commit",
      "language": "system", "stages": ["pre-commit"], "pass_filenames": False, "always_run": True},
@@ -259,6 +259,26 @@ def _insert_local_repo(text: str, hooks: list[dict[str, Any]]) -> str:
     return "".join(lines[:end]) + block + "".join(lines[end:])
 
 
+# --------------------------------------------------------------------------- aider
+
+
+def aider_settings(root: str) -> Step:
+    """aider has no hook to register: its `.aider.conf.yml` gets the settings that make its
+    commits meet the git hooks as an agent's (handrail/harnesses/aider.py says which)."""
+    from handrail.harnesses import aider
+
+    did, text = aider.merge_config(root)
+    if text is not None:
+        path = os.path.join(root, aider.CONFIG)
+        backup = None
+        if os.path.exists(path):
+            from handrail.permissions import claim_backup_dir
+
+            backup = os.path.join(claim_backup_dir(root), "init")
+        atomic_write(path, text, backup_dir=backup)
+    return Step(aider.CONFIG, did)
+
+
 # --------------------------------------------------------------------------- the command
 
 
@@ -279,14 +299,19 @@ def _init(root: str, hooks: str, tools: list[str] | None, pre_commit: bool, forc
 
     steps = [lay_protocol(root, tools, force), ignore_local_state(root)]
     steps += framework_hooks(root, hooks) if pre_commit else plain_hooks(root, hooks, force)
-    result = permissions.run(root, tools=tools)
+    listed = protocols.tool_names(protocols.load(root))
+    hooked = [t for t in tools if t != "aider"] if tools else None  # aider has settings, not permission files
+    empty: dict[str, Any] = {"files": [], "notes": [], "tools": []}
+    result = empty if hooked == [] else permissions.run(root, tools=hooked)
     for f in result["files"]:
         did = {"create": "created", "update": "updated"}.get(f["change"], "unchanged")
         if f.get("backup"):
             did += f" (the old one is in {f['backup']})"
         steps.append(Step(f["path"], did))
+    if "aider" in listed and (tools is None or "aider" in tools):
+        steps.append(aider_settings(root))
     changed = any(s.changed for s in steps)
-    notes = [n for n in result["notes"] if "built-in default" not in n]
+    notes = [n for n in result["notes"] if "built-in default" not in n and not n.startswith("aider:")]
     from handrail import trust
 
     # Until the user has trusted it, a harness runs none of the project's hooks: say so, per

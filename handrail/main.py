@@ -25,6 +25,7 @@ FAST_HOOKS = {
     "copilot": "handrail.harnesses.copilot",
     "cline": "handrail.harnesses.cline",
     "opencode": "handrail.harnesses.opencode",
+    "qwen": "handrail.harnesses.qwen",
 }
 
 

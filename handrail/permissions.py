@@ -39,7 +39,7 @@ from handrail.native import JsonFile, ShapeError, TextFile, merge, unique
 from handrail.policy import protocol as protocols
 from handrail.policy.protocol import Protocol
 
-HARNESSES = ("claude", "codex", "opencode", "gemini", "cursor", "copilot", "cline")
+HARNESSES = ("claude", "codex", "opencode", "gemini", "cursor", "copilot", "cline", "qwen")
 RECORD = ".handrail/generated.json"
 BACKUPS = os.path.join(".handrail", "backups")
 CREATE, UPDATE, NONE = "create", "update", "none"

@@ -20,6 +20,7 @@ from handrail.hooks.pretool import (
     SEARCH,
     SHELL,
     Answer,
+    BadPayload,
     Question,
     event_of,
     first_str,
@@ -60,6 +61,10 @@ def question(payload: object) -> Question | None:
         return None  # registered for another event by mistake: not ours to judge
     tool = need_str(data, "tool_name", "payload")
     cwd = opt_str(data, "cwd")
+    _COPILOT[0] = False
+    copilot = copilot_question(tool, data.get("tool_input"), cwd)
+    if copilot is not None:
+        return copilot
     if tool in SHELL_TOOLS:
         return Question(SHELL, tool, command=need_str(need_dict(data.get("tool_input"), "tool_input"), "command",
                                                       "tool_input"), cwd=cwd)
@@ -107,10 +112,45 @@ def narrowed(answer: Answer) -> dict[str, object] | None:
     return {**_GREP, "glob": " ".join(answer.exclude)}
 
 
+# GitHub Copilot CLI runs the hooks in .claude/settings.json too, with Claude's tool names
+# but its own arguments: `path` (not `file_path`) for Read, Write and Edit, Edit's input the
+# raw text of its free-form apply_patch, Grep's `paths` a folder or a list. It reads the same
+# `hookSpecificOutput`, but shows only "hook exited with code 2" for exit 2, so a broken call
+# of its is refused in JSON, with the reason.
+_COPILOT = [False]
+
+
+def copilot_question(tool: str, tool_input: object, cwd: str) -> Question | None:
+    """The question of a call Copilot sent in Claude's shape, or None for Claude Code's own."""
+    if tool == "Edit" and isinstance(tool_input, str):
+        from handrail.harnesses.patch import patch_paths
+
+        _COPILOT[0] = True
+        try:
+            return Question(EDIT, tool, paths=patch_paths(tool_input), cwd=cwd)
+        except ValueError as e:
+            raise BadPayload(f"tool_input: apply_patch: {e}") from None
+    if not isinstance(tool_input, dict):
+        return None
+    keys = EDIT_TOOLS.get(tool) or READ_TOOLS.get(tool)
+    if keys is not None and "path" in tool_input and not any(k in tool_input for k in keys):
+        _COPILOT[0] = True
+        kind = EDIT if tool in EDIT_TOOLS else READ
+        return Question(kind, tool, paths=[need_str(tool_input, "path", "tool_input")], cwd=cwd)
+    if tool == "Grep" and "paths" in tool_input:
+        from handrail.harnesses.copilot import search_paths
+        from handrail.hooks.pretool import SEARCH
+
+        _COPILOT[0] = True
+        glob = opt_str(tool_input, "glob", "tool_input")
+        return Question(SEARCH, tool, paths=search_paths(tool_input), globs=[glob] if glob else [], cwd=cwd)
+    return None
+
+
 def reply(answer: Answer) -> tuple[str, int]:
     """Claude reads `hookSpecificOutput.permissionDecision`; a notice also goes to the
     user as `systemMessage`. A broken call exits 2: Claude blocks it with stderr."""
-    if answer.verdict == DENY and answer.broken:
+    if answer.verdict == DENY and answer.broken and not _COPILOT[0]:
         return "", 2
     updated = narrowed(answer)
     if updated is not None:

@@ -116,19 +116,93 @@ if TYPE_CHECKING:
     from typing import Any
 
     from handrail.native import JsonFile, TextFile
-    from handrail.policy.protocol import Protocol
+    from handrail.policy.protocol import Pattern, Protocol, ToolPolicy
+
+TRUST = ("trust the project in Codex, then trust its hooks in /hooks "
+         "(until then Codex skips them without a word)")
+
+
+def trust_state(project: str, home: str) -> bool | None:
+    """Whether Codex has trusted the project and handrail's PreToolUse hook in it. Codex
+    keeps both in $CODEX_HOME/config.toml (default ~/.codex): `[projects."ROOT"]
+    trust_level = "trusted"`, and per hook handler `[hooks.state."ROOT/.codex/hooks.json:
+    pre_tool_use:G:H"] trusted_hash = "sha256:…"` (G, H: the group and the handler in
+    hooks.json). The hash is of the handler as Codex last read it; handrail does not
+    recompute it, so a hook edited since it was trusted still reads as trusted here, and
+    Codex itself then skips it. None where Codex has no home on this machine."""
+    import json
+    import os
+    import tomllib
+
+    codex_home = os.environ.get("CODEX_HOME") or os.path.join(home, ".codex")
+    config = os.path.join(codex_home, "config.toml")
+    if not os.path.isdir(codex_home):
+        return None
+    try:
+        with open(config, "rb") as f:
+            data = tomllib.load(f)
+    except FileNotFoundError:
+        return False
+    except tomllib.TOMLDecodeError as e:
+        raise ValueError(f"{config}: {e}") from None
+    projects = data.get("projects")
+    entry = projects.get(project) if isinstance(projects, dict) else None
+    if not isinstance(entry, dict) or entry.get("trust_level") != "trusted":
+        return False
+    hook_file = os.path.join(project, HOOK_FILE)
+    with open(hook_file, encoding="utf-8") as f:
+        hooks = json.load(f).get("hooks", {}).get("PreToolUse", [])
+    state = data.get("hooks", {}).get("state", {}) if isinstance(data.get("hooks"), dict) else {}
+    for g, group in enumerate(hooks if isinstance(hooks, list) else []):
+        for h, handler in enumerate(group.get("hooks", []) if isinstance(group, dict) else []):
+            if isinstance(handler, dict) and HOOK_MARK in str(handler.get("command", "")):
+                seen = state.get(f"{hook_file}:pre_tool_use:{g}:{h}") if isinstance(state, dict) else None
+                return isinstance(seen, dict) and bool(seen.get("trusted_hash"))
+    return False
+
 
 HOOK_FILE = ".codex/hooks.json"
 HOOK_MARK = "handrail hook codex"
 RULES_FILE = ".codex/rules/handrail.rules"
 
 
-def _rule(prefix: list[str], decision: str, why: str) -> str:
+def _rule(prefix: list[str] | list[list[str]], decision: str, why: str) -> str:
+    """One prefix_rule; a position with alternatives is a list (one word stays a word)."""
     import json
 
-    words = ", ".join(json.dumps(w, ensure_ascii=False) for w in prefix)
+    words = ", ".join(json.dumps(w[0] if isinstance(w, list) and len(w) == 1 else w, ensure_ascii=False)
+                      for w in prefix)
     return (f"prefix_rule(\n    pattern = [{words}],\n    decision = \"{decision}\",\n"
             f"    justification = {json.dumps(why, ensure_ascii=False)},\n)\n")
+
+
+def _spellings(out: list[str], blocking: list[tuple[list[str], list[Pattern]]], policy: ToolPolicy) -> list[str]:
+    """Append the rules that hold each tier-3 pattern's flags however they are written
+    (`git clean -fd`, `-d -f`, `--force` for `git clean -f *`); return the patterns whose
+    flags stay written as the pattern has them. A pattern under a shorter rule (`git push`
+    covers `git push --force *`) needs none."""
+    from handrail import flaggroups
+
+    heads = {tuple(prefix) for prefix, _ in blocking}
+    kept_whole: list[str] = []
+    written: set[str] = set()
+    for _prefix, patterns in blocking:
+        for p in patterns:
+            parts = flaggroups.split(p.text)
+            if parts is None or any(tuple(parts[0][:n]) in heads for n in range(1, len(parts[0]) + 1)):
+                continue
+            rules = flaggroups.rules(p.text)
+            if not rules:
+                kept_whole.append(p.text)
+                continue
+            decision = "forbidden" if p in policy.deny else "prompt"
+            why = f"handrail tier 3: `{p.text}` needs a human"
+            new = [r for r in (_rule(rule, decision, why) for rule in rules) if r not in written]
+            if new:
+                written.update(new)
+                out.append(f"# `{p.text}` however its flags are written: grouped, long, after other options.")
+                out += new
+    return kept_whole
 
 
 def rules_text(proto: Protocol) -> str:
@@ -162,12 +236,35 @@ def rules_text(proto: Protocol) -> str:
         for prefix, p in prefixes.allow_prefixes(proto, policy):
             tier = protocols.TIER_NUMBER[p.tier]
             out.append(_rule(prefix, "allow", f"handrail tier {tier}: `{p.text}` (runs outside the sandbox)"))
+    kept_whole = _spellings(out, blocking, policy)
     if left_out:
         out.append("# Tier-3 patterns no prefix rule can hold without also catching a tier-1 command;")
         out.append("# `handrail hook codex` refuses them:")
         out += [f"#   {p.text}" for p in left_out]
         out.append("")
+    out += _hook_only()
+    out += [f"#       {p}" for p in kept_whole] + [""]
     return "\n".join(out)
+
+
+def _hook_only() -> list[str]:
+    """What these rules cannot hold, said in the file itself: Codex compares argv word for
+    word from the first word, and a position may only list words."""
+    from handrail.flaggroups import MAX_BEFORE, MAX_GROUP
+
+    return [
+        "# What only `handrail hook codex` catches, because an argv prefix cannot say it:",
+        "#   - a tier-3 flag after an operand or an option's value (`git commit -m msg -n`, `git clean . -f`),",
+        f"#     after more than {MAX_BEFORE} other options, or in a group of more than {MAX_GROUP} letters"
+        " (`git clean -fdxq`);",
+        "#   - a value glued to an option before the flag (`git commit -mmsg -n`);",
+        "#   - a command behind a wrapper, a path or a global option (`env git clean -f`, `sudo rm -rf /`,",
+        "#     `/usr/bin/git push`, `git -C src clean -f`, `git -c core.x=y push`);",
+        "#   - handrail's own rules, which read what a command does rather than its first words",
+        "#     (`rm -rf src`, reading a secret such as `cat .env`, `curl … | sh`, text built at run time);",
+        "#   - the other spellings of these patterns' flags, written here only as the pattern has them",
+        "#     (the flag takes a value, the command does not group short flags, or no other spelling is known):",
+    ]
 
 
 def native_files(proto: Protocol) -> list[JsonFile | TextFile]:

@@ -5,11 +5,22 @@ from __future__ import annotations
 
 # ---- hook protocol
 # `handrail hook copilot`, registered in .github/hooks/*.json under hooks.preToolUse.
-# The CLI and coding agent send `{toolName, toolArgs, cwd}` (`toolArgs` may be a JSON
-# string) and read `{permissionDecision, permissionDecisionReason}`; VS Code sends
-# Claude's shape (`tool_name`, `tool_input`) and reads `hookSpecificOutput`. Each is
-# answered in its own shape. This module is imported before every tool call: keep
-# its top-level imports light.
+# The CLI and coding agent send `{toolName, toolArgs, cwd}` and read
+# `{permissionDecision, permissionDecisionReason, modifiedArgs, additionalContext}`;
+# VS Code sends Claude's shape (`tool_name`, `tool_input`) and reads `hookSpecificOutput`.
+# Each is answered in its own shape. This module is imported before every tool call:
+# keep its top-level imports light.
+#
+# What the CLI (1.0.102) sends, seen with the real client: `toolArgs` is an object, except
+# for the free-form `apply_patch` (offered to gpt-5-codex models), whose `toolArgs` is the
+# raw patch text; older builds sent every `toolArgs` as a JSON string. Its tools: `bash` and
+# `powershell {command, mode, shellId…}`, `write_bash`/`write_powershell {shellId, input}`
+# (text typed into a shell started with mode "async"), `read_/stop_/list_bash` (output of a
+# command already judged), `view {path}`, `create {path, file_text}`, `edit {path, old_str,
+# new_str}`, `grep` (or `rg` for codex models) `{pattern, paths, glob, type…}`, `glob
+# {pattern, paths}` (names only), `task` and `write_agent` (sub-agents, whose own calls come
+# through this hook too), `web_fetch`, `sql`, `skill`. The hook runs before Copilot checks
+# that a tool exists, so a name it does not offer is still judged.
 import sys
 
 from handrail.hooks.pretool import (
@@ -19,7 +30,9 @@ from handrail.hooks.pretool import (
     EDIT,
     NOTIFY,
     OTHER,
+    PREFIX,
     READ,
+    SEARCH,
     SHELL,
     Answer,
     BadPayload,
@@ -32,55 +45,64 @@ from handrail.hooks.pretool import (
 )
 
 NAME = "copilot"
-CAN_ASK = True
+CAN_ASK = True  # interactive: Copilot asks its user; under -p it refuses with the reason
 SHELL_TOOLS = frozenset({"bash", "shell", "powershell", "run_in_terminal", "runInTerminal", "runTerminalCommand",
                          "Bash"})
-EDIT_TOOLS = frozenset({"edit", "create", "write", "str_replace_editor", "str_replace", "insert", "editFiles",
-                        "createFile", "replaceString", "multiReplaceString", "insertEdit", "editNotebook",
-                        "Edit", "Write", "MultiEdit"})
+TYPED_TOOLS = frozenset({"write_bash", "write_powershell", "send_to_terminal", "sendToTerminal"})
+EDIT_TOOLS = frozenset({"edit", "create", "write", "str_replace_editor", "str_replace", "insert", "multi_edit",
+                        "editFiles", "createFile", "replaceString", "multiReplaceString", "insertEdit",
+                        "editNotebook", "Edit", "Write", "MultiEdit"})
 PATCH_TOOLS = frozenset({"apply_patch", "applyPatch"})
 READ_TOOLS = frozenset({"view", "read", "readFile", "read_file", "Read"})
+SEARCH_TOOLS = frozenset({"grep", "rg", "Grep"})
 PATH_KEYS = ("path", "filePath", "file_path")
+# write_bash's named keys (`{enter}` ends the line); any other key or control character
+# edits or replays the shell's line, so what runs is not the text judged here.
+ENTER = "{enter}"
+KEYS = (r"\{(?:up|down|left|right|backspace|delete|del|tab|escape|esc|home|end|pageup|pagedown|insert|space"
+        r"|(?:ctrl|alt|shift|meta)[+-]\w+|f\d{1,2})\}")
 # The events VS Code sends a Claude-shaped hook, and the CLI's own (camelCase) names.
 EVENTS = frozenset({"PreToolUse", "PostToolUse", "SessionStart", "UserPromptSubmit", "Stop", "SubagentStart",
                     "SubagentStop", "PreCompact", "preToolUse", "postToolUse", "sessionStart", "sessionEnd",
                     "userPromptSubmitted", "errorOccurred"})
 PRE_TOOL = frozenset({"PreToolUse", "preToolUse"})
-_VSCODE_SHAPE: list[bool] = [False]  # which shape the payload came in, for the reply
+# The call being judged, for the reply: which shape it came in, and a search's own
+# arguments (narrowed with `modifiedArgs` rather than refused, where that keeps secrets out).
+_CALL: dict[str, Any] = {"vscode": False, "search": None}
 
 
 def question(payload: object) -> Question | None:
-    _VSCODE_SHAPE[0] = False
+    _CALL.update(vscode=False, search=None)
     data = need_dict(payload, "payload")
     event = event_of(data, EVENTS)
     if event is not None and event not in PRE_TOOL:
         return None  # registered for another event by mistake: not ours to judge
     if "toolName" in data:
         tool = need_str(data, "toolName", "payload")
-        args = _args(data.get("toolArgs"))
+        raw = data.get("toolArgs")
     else:
-        _VSCODE_SHAPE[0] = True
+        _CALL["vscode"] = True
         tool = need_str(data, "tool_name", "payload")
-        args = _args(data.get("tool_input"))
+        raw = data.get("tool_input")
     cwd = opt_str(data, "cwd")
+    if tool in PATCH_TOOLS:
+        return _patch(tool, raw, cwd)
+    args = _args(raw)
     if tool in SHELL_TOOLS:
         return Question(SHELL, tool, command=need_str(args, "command", "toolArgs"), cwd=cwd)
+    if tool in TYPED_TOOLS:
+        return Question(SHELL, tool, command=_typed(tool, args), cwd=cwd)
     if tool in EDIT_TOOLS:
         # str_replace_editor's `view` command only reads.
         kind = READ if tool == "str_replace_editor" and args.get("command") == "view" else EDIT
         return Question(kind, tool, paths=_paths(args), cwd=cwd)
-    if tool in PATCH_TOOLS:
-        from handrail.harnesses.patch import patch_paths
-
-        text = args.get("input", args.get("patch", args.get("patchText")))
-        if not isinstance(text, str):
-            raise BadPayload("toolArgs.input: expected the patch text")
-        try:
-            return Question(EDIT, tool, paths=patch_paths(text), cwd=cwd)
-        except ValueError as e:
-            raise BadPayload(f"apply_patch: {e}") from None
     if tool in READ_TOOLS:
         return Question(READ, tool, paths=_paths(args), cwd=cwd)
+    if tool in SEARCH_TOOLS:
+        glob = opt_str(args, "glob", "toolArgs")
+        if not _CALL["vscode"]:
+            _CALL["search"] = args
+        return Question(SEARCH, tool, paths=search_paths(args), globs=[glob] if glob else [], cwd=cwd)
     return Question(OTHER, tool)
 
 
@@ -95,6 +117,52 @@ def _args(value: object) -> dict[str, Any]:
     return need_dict(value, "toolArgs")
 
 
+def _patch(tool: str, raw: object, cwd: str) -> Question:
+    from handrail.harnesses.patch import patch_paths
+
+    text: object = raw
+    if isinstance(raw, str) and raw.lstrip().startswith("{"):
+        text = _args(raw)  # an older build's JSON-encoded arguments
+    if isinstance(text, dict):
+        text = text.get("input", text.get("patch", text.get("patchText")))
+    if not isinstance(text, str):
+        raise BadPayload("toolArgs: expected the patch text")
+    try:
+        return Question(EDIT, tool, paths=patch_paths(text), cwd=cwd)
+    except ValueError as e:
+        raise BadPayload(f"{tool}: {e}") from None
+
+
+def _typed(tool: str, args: dict[str, Any]) -> str:
+    """What typing `input` into a running shell runs: its lines, judged as commands. Only
+    whole lines are judged: a line left unfinished would run with whatever comes next."""
+    text = need_str(args, "input", "toolArgs").replace(ENTER, "\n")
+    if any(c != "\n" and (ord(c) < 32 or ord(c) == 127) for c in text) or _key(text):
+        raise BadPayload(f"toolArgs.input: {tool} types keys that edit or replay the shell's line; "
+                         "type whole command lines")
+    if not text.endswith("\n"):
+        raise BadPayload(f"toolArgs.input: {tool} types an unfinished line; end it with a newline")
+    return text
+
+
+def _key(text: str) -> bool:
+    import re
+
+    return re.search(KEYS, text) is not None
+
+
+def search_paths(args: dict[str, Any]) -> list[str]:
+    """A search tool's `paths`: one folder, a list of them, or none (the call's cwd)."""
+    given = args.get("paths", args.get("path"))
+    if given is None:
+        return []
+    if isinstance(given, str):
+        given = [given]
+    if not isinstance(given, list) or not all(isinstance(p, str) and p.strip() and "\0" not in p for p in given):
+        raise BadPayload("toolArgs.paths: expected a folder or a list of folders")
+    return given
+
+
 def _paths(args: dict[str, Any]) -> list[str]:
     files = args.get("files")
     if files is not None:
@@ -107,11 +175,26 @@ def _paths(args: dict[str, Any]) -> list[str]:
     raise BadPayload(f"toolArgs: none of {', '.join(PATH_KEYS)} is given")
 
 
+def narrowed(args: dict[str, Any], answer: Answer) -> dict[str, Any] | None:
+    """The search's arguments with the exclusions that keep every secret out, or None.
+    Copilot's grep takes one `glob`: a call that brings its own is refused instead."""
+    if answer.verdict != DENY or not answer.exclude or args.get("glob"):
+        return None
+    names = [g.removeprefix("!") for g in answer.exclude]
+    return {**args, "glob": f"!{names[0]}" if len(names) == 1 else "!{" + ",".join(names) + "}"}
+
+
 def reply(answer: Answer) -> tuple[str, int]:
+    search = _CALL["search"]
+    narrow = narrowed(search, answer) if search is not None else None
+    if narrow is not None:
+        why = f"{PREFIX}narrowed: searched without {narrow['glob'][1:]}, which holds secrets"
+        return reason_json({"permissionDecision": "allow", "permissionDecisionReason": why, "modifiedArgs": narrow,
+                            "additionalContext": why}), 0
     decision = {ALLOW: "allow", NOTIFY: "allow", ASK: "ask", DENY: "deny"}.get(answer.verdict)
     if decision is None:
         return "", 0  # no opinion: Copilot's own rules decide
-    if _VSCODE_SHAPE[0]:
+    if _CALL["vscode"]:
         out: dict[str, object] = {"hookSpecificOutput": {"hookEventName": "PreToolUse",
                                                          "permissionDecision": decision,
                                                          "permissionDecisionReason": answer.message}}
@@ -150,3 +233,37 @@ def native_files(proto: Protocol) -> list[JsonFile | TextFile]:
     command = native.hook_command(NAME)
     hook = {"type": "command", "bash": command, "powershell": command, "timeoutSec": 30}
     return [native.TextFile(HOOK_FILE, dump_json({"version": 1, "hooks": {"preToolUse": [hook]}}))]
+
+
+# Without trust Copilot loads no project hook at all (neither .github/hooks nor
+# .claude/settings.json), silently. It keeps the folders its user trusted in
+# ~/.copilot/config.json `trustedFolders` (a folder trusts everything below it); the file
+# opens with `//` comment lines. `--trust-folder` trusts one `-p` run without recording it.
+TRUST = ("trust the folder when Copilot asks on its first start there (or run `copilot -p` with "
+         "--trust-folder): until then it runs no project hook")
+CONFIG = (".copilot", "config.json")
+
+
+def trust_state(project: str, home: str) -> bool | None:
+    """Whether Copilot trusts `project` (it or a folder above it is in `trustedFolders`); None
+    when its config file is absent or unreadable (COPILOT_HOME may keep it elsewhere)."""
+    import json
+    import os
+
+    try:
+        with open(os.path.join(home, *CONFIG), encoding="utf-8") as f:
+            text = "".join(line for line in f if not line.lstrip().startswith("//"))
+        config = json.loads(text)
+    except (OSError, ValueError):
+        return None
+    folders = config.get("trustedFolders", []) if isinstance(config, dict) else None
+    if not isinstance(folders, list):
+        return None
+    here = {os.path.normpath(os.path.abspath(project)), os.path.realpath(project)}
+    for folder in folders:
+        if not isinstance(folder, str) or not folder.strip():
+            continue
+        top = os.path.normpath(folder)
+        if any(p == top or p.startswith(top.rstrip(os.sep) + os.sep) for p in here):
+            return True
+    return False

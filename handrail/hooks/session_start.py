@@ -4,7 +4,7 @@ pending, one line tells the agent to do it; otherwise nothing is printed.
 
 Output per harness (stdout, exit 0):
 
-- claude, codex, gemini: `{"hookSpecificOutput": {"hookEventName": "SessionStart",
+- claude, codex, gemini, qwen: `{"hookSpecificOutput": {"hookEventName": "SessionStart",
   "additionalContext": "…"}}` (Claude Code's SessionStart contract, which Codex's
   hooks copy and Gemini CLI's SessionStart reads the same way);
 - cursor: `{"additional_context": "…"}` (its sessionStart hook; field name partly
@@ -27,7 +27,7 @@ import os
 import sys
 from collections.abc import Sequence
 
-EVENT_SHAPED = frozenset({"claude", "codex", "gemini"})
+EVENT_SHAPED = frozenset({"claude", "codex", "gemini", "qwen"})
 
 
 def render(harness: str, line: str) -> str:

@@ -18,7 +18,8 @@ Codex CLI      CODEX_SANDBOX_NETWORK_DISABLED=1       shell tool whenever the sa
                                                       network (openai/codex AGENTS.md, spawn.rs)
 Codex CLI      CODEX_THREAD_ID (thread id)            exported into every shell of a session in        medium
                                                       recent releases (several detectors rely on it)
-Codex cloud    CODEX_CI=1                             Codex web/cloud runtime                           medium
+Codex CLI      CODEX_CI=1                             exported into every shell of a session, a local   medium
+                                                      `codex exec` too (seen in 0.171)
 OpenCode       OPENCODE=1                             `process.env.OPENCODE = "1"` at start-up          high
                                                       (packages/opencode/src/index.ts), inherited
 OpenCode       OPENCODE_CLIENT (cli, desktop, …)      client marker read by agent detectors             medium
@@ -27,12 +28,20 @@ Gemini CLI     GEMINI_CLI=1                           added to the env of run_sh
 Cursor         CURSOR_AGENT=1                         the `cursor-agent` CLI                            medium
 Cursor         CURSOR_EXTENSION_HOST_ROLE=agent-exec  the in-editor Agent's terminals                   medium
 Copilot        COPILOT_AGENT=1                        VS Code agent terminals (microsoft/vscode#316267) medium
-Copilot        COPILOT_CLI=1                          @github/copilot SDK (CLI, VS Code agent mode)     medium
-Copilot        COPILOT_AGENT_SESSION_ID               Copilot coding agent (cloud) sessions             medium
+Copilot        COPILOT_CLI=1                          Copilot CLI's bash tool (seen in 1.0.102; its     high
+                                                      SDK sets it in VS Code agent mode too)
+Copilot        COPILOT_AGENT_SESSION_ID               Copilot CLI's bash tool (the session id, seen     high
+                                                      in 1.0.102) and coding agent (cloud) sessions
 Cline          CLINE_ACTIVE=true                      terminals Cline creates (cline/cline#7858)        high
-aider          GIT_COMMITTER_NAME / GIT_AUTHOR_NAME   "NAME (aider)" while aider runs `git commit`;     medium
-               ending in "(aider)"                    aider sets no marker of its own, and by default
-                                                      commits with --no-verify (so pre-push catches it)
+Qwen Code      QWEN_CODE=1                            set by the qwen process at start, inherited by    high
+                                                      run_shell_command (seen with qwen 0.15)
+aider          GIT_COMMITTER_NAME / GIT_AUTHOR_NAME   "NAME (aider)" (NAME: `git config user.name`)    high
+               ending in "(aider)"                    while aider runs `git commit`, seen with 0.86.2;
+                                                      for an edit only with `attribute-committer: true`
+                                                      (by default it adds a Co-authored-by trailer
+                                                      instead), which `handrail init` sets in
+                                                      .aider.conf.yml with `git-commit-verify: true`
+                                                      (aider passes --no-verify otherwise)
 generic        AI_AGENT (agent name)                  emerging cross-tool convention                    low
 =============  =====================================  ==============================================  ==========
 
@@ -81,7 +90,7 @@ MARKERS: tuple[Marker, ...] = (
     Marker("CODEX_SANDBOX", "codex", _truthy, "Codex CLI's sandbox"),
     Marker("CODEX_SANDBOX_NETWORK_DISABLED", "codex", _truthy, "Codex CLI's shell tool"),
     Marker("CODEX_THREAD_ID", "codex", _truthy, "a Codex session"),
-    Marker("CODEX_CI", "codex", _truthy, "Codex cloud"),
+    Marker("CODEX_CI", "codex", _truthy, "a Codex session"),
     Marker("OPENCODE", "opencode", _truthy, "an OpenCode process"),
     Marker("OPENCODE_CLIENT", "opencode", _truthy, "an OpenCode client"),
     Marker("GEMINI_CLI", "gemini", _truthy, "Gemini CLI's shell tool"),
@@ -89,8 +98,9 @@ MARKERS: tuple[Marker, ...] = (
     Marker("CURSOR_EXTENSION_HOST_ROLE", "cursor", _equals("agent-exec"), "Cursor's in-editor agent"),
     Marker("COPILOT_AGENT", "copilot", _truthy, "a Copilot agent terminal"),
     Marker("COPILOT_CLI", "copilot", _truthy, "GitHub Copilot CLI"),
-    Marker("COPILOT_AGENT_SESSION_ID", "copilot", _truthy, "the Copilot coding agent"),
+    Marker("COPILOT_AGENT_SESSION_ID", "copilot", _truthy, "a Copilot CLI or coding agent session"),
     Marker("CLINE_ACTIVE", "cline", _truthy, "a terminal Cline opened"),
+    Marker("QWEN_CODE", "qwen", _truthy, "Qwen Code's shell tool"),
     Marker("GIT_COMMITTER_NAME", "aider", _aider, "a commit aider makes"),
     Marker("GIT_AUTHOR_NAME", "aider", _aider, "a commit aider makes"),
     Marker("AI_AGENT", "", _truthy, "the generic AI_AGENT convention (its value names the agent)"),

@@ -29,7 +29,7 @@ def parity_matrix(cells: dict[tuple[str, str], str]) -> list[str]:
     harnesses = list(dict.fromkeys(h for h, _s in cells))
     scenarios = list(dict.fromkeys(s for _h, s in cells))
     width = max(len(h) for h in harnesses)
-    mark = {"ok": "ok", "n/a": "n/a", "FAIL": "FAIL"}
+    mark = {"ok": "ok", "n/a": "n/a", "FAIL": "FAIL", "git": "git"}
     lines = ["parity matrix (harness x scenario):", f"{'':>{width}} | " + " | ".join(scenarios)]
     for h in harnesses:
         row = [mark.get(cells.get((h, s), "-").split(":")[0], "-").center(len(s)) for s in scenarios]

@@ -15,7 +15,7 @@ from helpers import HANDRAIL, git, run_handrail
 
 from handrail.policy import tasks
 
-HARNESSES = ("claude", "codex", "gemini", "cursor", "copilot", "cline", "opencode")
+HARNESSES = ("claude", "codex", "gemini", "cursor", "copilot", "cline", "opencode", "qwen")
 CONTRACT = {"allowed_files": ["src/**", "tests/**"], "forbidden_files": ["src/vendor/**"]}
 FUZZ_TRIED: Counter[str] = Counter()  # generated inputs run per harness, reported at the end of the run
 PARITY: dict[tuple[str, str], str] = {}  # (harness, scenario) -> the cell of the parity matrix
@@ -34,11 +34,14 @@ def clients_bin() -> str:
 
 
 CLIENTS_BIN = clients_bin()
+# aider is a Python program: scripts/install-clients gives it a virtualenv of its own.
+AIDER = os.environ.get("HANDRAIL_AIDER") or os.path.join(
+    os.environ.get("HANDRAIL_CLIENTS_DIR") or CLIENTS_DIR, "aider", "bin", "aider")
 
 
 def client(name: str) -> str | None:
     """The real client's executable, or None."""
-    path = os.path.join(CLIENTS_BIN, name)
+    path = AIDER if name == "aider" else os.path.join(CLIENTS_BIN, name)
     if os.access(path, os.X_OK):
         return path
     return shutil.which(name)

@@ -49,13 +49,16 @@ class ModelServer:
     request ({"path", "body"}); `srv.results` holds the text of each tool result the
     client sent back, in order. `aside(body)` marks requests that are no step of the
     agent's conversation (a commit message, a title): they get "done" and count for
-    nothing."""
+    nothing. `step(body)`, with `text_mode`, says which call a request is at, for a client
+    whose requests open with assistant turns of its own (aider's examples and "Ok."s)."""
 
     def __init__(self, calls: list[Call], *, text_mode: bool = False,
-                 aside: Callable[[dict[str, Any]], bool] | None = None) -> None:
+                 aside: Callable[[dict[str, Any]], bool] | None = None,
+                 step: Callable[[dict[str, Any]], int] | None = None) -> None:
         self.calls = calls
         self.text_mode = text_mode
         self.aside = aside
+        self.step = step
         self.requests: list[dict[str, Any]] = []
         self.results: list[str] = []
         self.lock = threading.Lock()
@@ -93,7 +96,7 @@ class ModelServer:
             if len(results) > len(self.results):
                 self.results[:] = results
             if self.text_mode:
-                step = assistant_turns
+                step = self.step(body) if self.step is not None else assistant_turns
             else:
                 step = len(results)
                 if not offers_tools:
@@ -168,7 +171,11 @@ def chat_reply(turn: Turn, body: dict[str, Any]) -> tuple[dict[str, Any], list[t
     head = {"id": f"chatcmpl-{turn.n}", "created": 0, "model": model}
     usage = {"prompt_tokens": 10, "completion_tokens": 5, "total_tokens": 15}
     if turn.call is not None:
-        calls = [{"id": f"call_{turn.n:04d}", "type": "function",
+        # A custom call is OpenAI Chat's free-form tool call (Copilot's apply_patch for gpt-5-codex).
+        calls = [{"id": f"call_{turn.n:04d}", "type": "custom",
+                  "custom": {"name": turn.call.name, "input": str(turn.call.args.get("input", ""))}}
+                 if turn.call.custom else
+                 {"id": f"call_{turn.n:04d}", "type": "function",
                   "function": {"name": turn.call.name, "arguments": json.dumps(turn.call.args)}}]
         message: dict[str, Any] = {"role": "assistant", "content": None, "tool_calls": calls}
         finish = "tool_calls"

@@ -29,12 +29,12 @@ SETTINGS = settings(max_examples=EXAMPLES, deadline=None, database=None,
 FIND = "find victim -delete -o -name 'x{}'"
 SLOW_SHELL = "find victim -delete; " + "git status; " * 10_000  # ~120 KiB: half a second to judge
 EVENTS = {"claude": "PreToolUse", "codex": "PreToolUse", "gemini": "BeforeTool", "cursor": "beforeShellExecution",
-          "copilot": "PreToolUse"}
+          "copilot": "PreToolUse", "qwen": "PreToolUse"}
 
 def _all_events() -> frozenset[str]:
-    from handrail.harnesses import claude, codex, copilot, cursor, gemini
+    from handrail.harnesses import claude, codex, copilot, cursor, gemini, qwen
 
-    return claude.EVENTS | codex.EVENTS | copilot.EVENTS | cursor.EVENTS | gemini.EVENTS
+    return claude.EVENTS | codex.EVENTS | copilot.EVENTS | cursor.EVENTS | gemini.EVENTS | qwen.EVENTS
 
 
 ALL_EVENTS = _all_events()
@@ -72,6 +72,8 @@ def shell_call(name: str, project: Path, command: str) -> dict:
         "cline": {"workspaceRoots": [where], "preToolUse": {"toolName": "execute_command",
                                                             "parameters": {"command": command}}},
         "opencode": {"tool": "bash", "directory": where, "args": {"command": command}},
+        "qwen": {"hook_event_name": "PreToolUse", "tool_name": "run_shell_command", "cwd": where,
+                 "tool_input": {"command": command}},
     }
     return calls[name]
 
@@ -91,6 +93,8 @@ def edit_call(name: str, project: Path, path: str) -> dict:
         "copilot": {"toolName": "edit", "cwd": where, "toolArgs": {"path": path}},
         "cline": {"workspaceRoots": [where], "preToolUse": {"toolName": "write_to_file", "parameters": {"path": path}}},
         "opencode": {"tool": "write", "directory": where, "args": {"filePath": path}},
+        "qwen": {"hook_event_name": "PreToolUse", "tool_name": "write_file", "cwd": where,
+                 "tool_input": {"file_path": path}},
     }
     return calls[name]
 
@@ -119,7 +123,7 @@ def blocking(name: str, code: int, stdout: str, stderr: str) -> str:
     lines = stdout.strip().splitlines()
     assert len(lines) <= 1, stdout
     reply = json.loads(lines[0]) if lines else None
-    if code == 2 and name in ("claude", "codex", "gemini", "opencode"):
+    if code == 2 and name in ("claude", "codex", "gemini", "opencode", "qwen"):
         # Exit 2 blocks, with the line on stderr as the reason.
         assert stderr.startswith("handrail: denied:") and len(stderr.strip().splitlines()) <= 2, stderr
         if name == "opencode":
@@ -127,7 +131,7 @@ def blocking(name: str, code: int, stdout: str, stderr: str) -> str:
         return "deny"
     assert code == 0, (code, stdout, stderr)
     assert isinstance(reply, dict), stdout
-    if name in ("claude", "codex") or (name == "copilot" and "hookSpecificOutput" in reply):
+    if name in ("claude", "codex", "qwen") or (name == "copilot" and "hookSpecificOutput" in reply):
         out = reply["hookSpecificOutput"]
         assert out["hookEventName"] == "PreToolUse" and out["permissionDecisionReason"].startswith("handrail:")
         decision = out["permissionDecision"]

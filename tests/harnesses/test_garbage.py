@@ -60,7 +60,7 @@ def verdict(name: str, code: int, stdout: str) -> str:
         return "none"
     reply = json.loads(lines[0])
     assert isinstance(reply, dict)
-    if name in ("claude", "codex") or (name == "copilot" and "hookSpecificOutput" in reply):
+    if name in ("claude", "codex", "qwen") or (name == "copilot" and "hookSpecificOutput" in reply):
         decision = (reply.get("hookSpecificOutput") or {}).get("permissionDecision")
         return decision or ("allow" if "systemMessage" in reply else "none")
     if name == "copilot":
@@ -115,6 +115,10 @@ def refused_calls(project: Path) -> dict[str, list[tuple[dict, str, str]]]:
                    "preToolUse.parameters", "command")],
         "opencode": [({"tool": "write", "directory": str(project), "args": {"filePath": env}}, "args", "filePath"),
                      ({"tool": "bash", "directory": str(project), "args": {"command": push}}, "args", "command")],
+        "qwen": [({"hook_event_name": "PreToolUse", "tool_name": "write_file", "cwd": str(project),
+                   "tool_input": {"file_path": env, "content": "x"}}, "tool_input", "file_path"),
+                 ({"hook_event_name": "PreToolUse", "tool_name": "run_shell_command", "cwd": str(project),
+                   "tool_input": {"command": push}}, "tool_input", "command")],
     }
 
 

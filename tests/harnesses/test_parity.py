@@ -194,15 +194,22 @@ JUDGES: dict[str, Callable[[Session], str]] = {
 @pytest.mark.parametrize("name", HARNESSES)
 def test_every_client_holds_the_same_scenarios(name: str, tmp_path: Path) -> None:
     session, missing = play(name, tmp_path)
+    # A client without a pre-tool hook (aider) is guarded where it commits: its driver's
+    # judge says what git's hooks caught, and None leaves a scenario to the common judge.
+    own = getattr(driver(name), "judge", None)
     failures: list[str] = []
     for scenario in SCENARIOS:
         if scenario in missing:
             PARITY[(name, scenario)] = f"n/a: {missing[scenario]}"
             continue
-        wrong = JUDGES[scenario](session)
+        verdict = None if own is None else own(scenario, session.project, session.run)
+        wrong = JUDGES[scenario](session) if verdict is None else verdict
         if session.run is None and wrong:
             wrong = f"the client timed out; {wrong}"
-        PARITY[(name, scenario)] = "ok" if not wrong else f"FAIL: {wrong}"
+        if wrong:
+            PARITY[(name, scenario)] = f"FAIL: {wrong}"
+        else:  # held; by git's hooks alone where the driver judged it
+            PARITY[(name, scenario)] = "ok" if verdict is None else "git: held by git's hooks (the commit refused)"
         if wrong:
             failures.append(f"{scenario}: {wrong}")
     leaked = SECRET in session.server.told()
