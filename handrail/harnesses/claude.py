@@ -5,6 +5,7 @@ from __future__ import annotations
 # ---- hook protocol
 # `handrail hook claude`, registered in .claude/settings.json under hooks.PreToolUse.
 # This module is imported before every tool call: keep its top-level imports light.
+import os
 import sys
 
 from handrail.hooks.pretool import (
@@ -14,7 +15,9 @@ from handrail.hooks.pretool import (
     EDIT,
     NOTIFY,
     OTHER,
+    PREFIX,
     READ,
+    SEARCH,
     SHELL,
     Answer,
     BadPayload,
@@ -28,7 +31,11 @@ from handrail.hooks.pretool import (
 )
 
 NAME = "claude"
-CAN_ASK = True
+# `claude -p` (CLAUDE_CODE_ENTRYPOINT=sdk-cli, set for the hook's process too) has no one to
+# answer a prompt: it turns a hook's `ask` into a refusal, and where a settings `Bash(…)` ask rule
+# matches as well, the agent is told only "you haven't granted it yet". A hook's `deny` outranks
+# the rule and keeps handrail's reason, so a headless run is answered deny.
+CAN_ASK = os.environ.get("CLAUDE_CODE_ENTRYPOINT") != "sdk-cli"
 EVENT = "PreToolUse"
 # Every event Claude Code (2.1) sends a hook: one registered for another is no call to judge.
 EVENTS = frozenset({
@@ -41,6 +48,9 @@ EDIT_TOOLS = {"Edit": ("file_path",), "Write": ("file_path",), "MultiEdit": ("fi
               "NotebookEdit": ("notebook_path", "file_path")}
 READ_TOOLS = {"Read": ("file_path",), "NotebookRead": ("notebook_path", "file_path")}
 SHELL_TOOLS = frozenset({"Bash"})
+# Grep prints the lines it finds: the search question. Glob prints file names only, never
+# their content, so it gets no opinion (nor is it in the matcher).
+SEARCH_TOOLS = frozenset({"Grep"})
 HOOK_MATCHER = "Bash|Edit|Write|MultiEdit|NotebookEdit|Read|NotebookRead|Grep"
 
 
@@ -64,11 +74,42 @@ def question(payload: object) -> Question | None:
     if tool in READ_TOOLS:
         args = need_dict(data.get("tool_input"), "tool_input")
         return Question(READ, tool, paths=[first_str(args, READ_TOOLS[tool], "tool_input")], cwd=cwd)
-    if tool == "Grep":
-        args = need_dict(data.get("tool_input"), "tool_input")
-        path = opt_str(args, "path", "tool_input")
-        return Question(READ, tool, paths=[path], cwd=cwd) if path.strip() else Question(OTHER, tool)
+    if tool in SEARCH_TOOLS:
+        return _search(tool, need_dict(data.get("tool_input"), "tool_input"), cwd)
     return Question(OTHER, tool)
+
+
+# The Grep call being judged, for reply(): a search refused with `exclude` globs is answered
+# as the same call narrowed (`updatedInput`). One hook process judges one call.
+_GREP: dict[str, object] = {}
+
+
+def _search(tool: str, args: dict[str, object], cwd: str) -> Question:
+    """Grep `{pattern, path?, glob?, type?, …}`: rg over `path` (default the cwd), reading hidden
+    files, with `glob` split as Claude Code splits it into `--glob`s (at whitespace, then at commas
+    outside braces). `type` only narrows, so it is not read: the search is judged wider."""
+    path = opt_str(args, "path", "tool_input")
+    glob = opt_str(args, "glob", "tool_input")
+    _GREP.clear()
+    _GREP.update(args)
+    return Question(SEARCH, tool, paths=[path] if path.strip() else [], globs=grep_globs(glob), cwd=cwd)
+
+
+def grep_globs(glob: str) -> list[str]:
+    out: list[str] = []
+    for token in glob.split():
+        out += [token] if "{" in token and "}" in token else [g for g in token.split(",") if g]
+    return out
+
+
+def narrowed(answer: Answer) -> dict[str, object] | None:
+    """The Grep input that leaves every secret out, where the refusal can become one: the call
+    has no glob of its own (one would mix with ours), and each exclusion survives the split."""
+    if answer.verdict != DENY or not answer.exclude or not _GREP or "glob" in _GREP or "paths" in _GREP:
+        return None
+    if any(c in g for g in answer.exclude for c in " \t\n,{}"):
+        return None
+    return {**_GREP, "glob": " ".join(answer.exclude)}
 
 
 # GitHub Copilot CLI runs the hooks in .claude/settings.json too, with Claude's tool names
@@ -111,6 +152,12 @@ def reply(answer: Answer) -> tuple[str, int]:
     user as `systemMessage`. A broken call exits 2: Claude blocks it with stderr."""
     if answer.verdict == DENY and answer.broken and not _COPILOT[0]:
         return "", 2
+    updated = narrowed(answer)
+    if updated is not None:
+        globs = str(updated["glob"])
+        return reason_json({"hookSpecificOutput": {
+            "hookEventName": EVENT, "permissionDecision": "allow", "updatedInput": updated,
+            "permissionDecisionReason": f"{PREFIX}narrowed: the search leaves out the secret files ({globs})"}}), 0
     decision = {ALLOW: "allow", NOTIFY: "allow", ASK: "ask", DENY: "deny"}.get(answer.verdict)
     if decision is None:
         return "", 0  # no opinion: Claude's own permission rules decide
@@ -128,13 +175,23 @@ def main(argv: list[str]) -> int:
 
 
 # ---- native files
-# `.claude/settings.json`, merged with what the user wrote there: no Bash allow rules (the
-# hook allows tier 1 and 2), tier 3 as `ask` (`deny` when the protocol denies it), forbidden
-# and protected paths as `Edit` denies and secrets as `Read` denies, and the
-# PreToolUse and SessionStart hooks. Claude evaluates deny, then ask, then allow, so
-# a tier-3 rule outranks any allow. Project allow rules need workspace trust (and are
-# ignored under `-p`); ask, deny and hooks always apply. Imported only by
-# `handrail permissions` and `doctor`: nothing here runs before a tool call.
+# `.claude/settings.json`, merged with what the user wrote there. Which rules are written
+# follows from what Claude Code (2.1) does with each kind:
+# - `Bash(…)` ask and deny rules are judged after the PreToolUse hook, and a hook's deny
+#   outranks them with its own reason (listed in `permission_denials`). They are written for
+#   tier 3 (`ask`, or `deny` where the protocol denies it): they hold under
+#   `--dangerously-skip-permissions` too, and without the hook.
+# - `Edit(…)` and `Read(…)` denies refuse inside the tool, before any hook runs: the agent is
+#   told "denied by your permission settings", and the refusal is in no `permission_denials`.
+#   None is written: the hook refuses those paths itself, naming the rule and its source.
+# - No `Bash` allow rules: a word prefix cannot say what a command does (`Bash(rm *)` admits
+#   `rm -rf src`, `Bash(cat *)` admits `cat .env`), and the hook allows tier 1 and 2 itself.
+# The hook runs as `handrail hook claude || exit 2`, so a handrail that cannot start blocks the
+# call. Should the hook entry be gone (removed, or `disableAllHooks`), what still holds: tier 3
+# asks or is denied, Claude's own prompt for every edit and every command it does not judge
+# read-only (in its default mode), and the git hooks at commit and push; reads of secrets, and
+# everything under `--dangerously-skip-permissions` but tier 3, do not.
+# Imported only by `handrail permissions` and `doctor`: nothing here runs before a tool call.
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -143,13 +200,52 @@ if TYPE_CHECKING:
 
 HOOK_FILE = ".claude/settings.json"
 HOOK_MARK = "handrail hook claude"
+# Interactive Claude Code skips a project's hooks (and allow rules) until its trust dialog is
+# accepted; `claude -p` runs them without it.
+TRUST = ("start `claude` in the project once and accept its workspace trust dialog "
+         "(`claude -p` runs the hooks without it)")
 
 
-def path_rule(pattern: str) -> str:
-    """A gitignore pattern as Claude's path rule: `/x` is x at the project root and a
-    pattern without a slash matches at any depth, as in gitignore."""
-    p = pattern.lstrip("/")
-    return f"/{p}" if "/" in p else f"/**/{p}"
+def bash_rule(pattern: str) -> str | None:
+    """A protocol pattern as the `Bash(…)` rule Claude Code matches as meant, or None.
+
+    Claude reads `*` as any text (spaces too), a lone trailing ` *` as "and any arguments",
+    and `?`, `[` literally; a rule ending in `:*` is the old prefix form whatever precedes it
+    (`Bash(git push * :*)` is the literal prefix `git push * `, which never matches), and a
+    `:*` anywhere else makes the rule invalid. Such a pattern is left to the hook."""
+    if ":*" in pattern or any(c in pattern for c in "?[\\"):
+        return None
+    return f"Bash({pattern})"
+
+
+def trust_state(project: str, home: str) -> bool | None:
+    """Whether Claude Code trusts `project`: `projects[<folder>].hasTrustDialogAccepted` for the
+    folder or any folder above it, in the file Claude keeps its state in (`~/.claude.json`, or
+    `.config.json` in its config folder; CLAUDE_CONFIG_DIR moves both). None when that file is
+    missing or unreadable: Claude may not have run yet, or keeps another (`.claude-custom-oauth.json`)."""
+    import json
+
+    folder = os.environ.get("CLAUDE_CONFIG_DIR") or os.path.join(home, ".claude")
+    state = os.path.join(folder, ".config.json")
+    if not os.path.exists(state):
+        state = os.path.join(os.environ.get("CLAUDE_CONFIG_DIR") or home, ".claude.json")
+    try:
+        with open(state, encoding="utf-8") as f:
+            data = json.load(f)
+    except (OSError, ValueError):
+        return None
+    projects = data.get("projects") if isinstance(data, dict) else None
+    if not isinstance(projects, dict):
+        return False if isinstance(data, dict) else None
+    path = os.path.normpath(os.path.abspath(project))
+    while True:
+        entry = projects.get(path)
+        if isinstance(entry, dict) and entry.get("hasTrustDialogAccepted") is True:
+            return True
+        parent = os.path.dirname(path)
+        if parent == path:
+            return False
+        path = parent
 
 
 def native_files(proto: Protocol) -> list[JsonFile | TextFile]:
@@ -162,15 +258,11 @@ def native_files(proto: Protocol) -> list[JsonFile | TextFile]:
         {"type": "command", "command": native.hook_command(NAME, block_on_failure=True), "timeout": 30}]}
     session = {"hooks": [{"type": "command", "command": f"handrail hook session-start --harness {NAME}",
                           "timeout": 10}]}
-    deny = [f"Bash({p.text})" for p in policy.deny]
-    deny += [f"Edit({path_rule(p)})" for p in native.path_denies()]
-    deny += [f"Read({path_rule(p)})" for p in native.secret_paths()]
+    ask = [r for r in (bash_rule(p.text) for p in policy.ask) if r]
+    deny = [r for r in (bash_rule(p.text) for p in policy.deny) if r]
     return [native.JsonFile(HOOK_FILE, [
-        # No Bash allow rules: a word prefix cannot say what a command does (`Bash(rm *)` admits
-        # `rm -rf src`, `Bash(cat *)` admits `cat .env`), and the PreToolUse hook allows tier 1
-        # and 2 itself. Should the hook not run, Claude then asks instead of allowing.
         native.ListSlot(("permissions", "allow"), []),
-        native.ListSlot(("permissions", "ask"), [f"Bash({p.text})" for p in policy.ask]),
+        native.ListSlot(("permissions", "ask"), ask),
         native.ListSlot(("permissions", "deny"), deny),
         native.ListSlot(("hooks", "PreToolUse"), [pre_tool], ours),
         native.ListSlot(("hooks", "SessionStart"), [session], ours),

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-sys.path.insert(0, str(Path(__file__).parent))  # the tests here import hookkit and anthropic_stub
+sys.path.insert(0, str(Path(__file__).parent))  # the tests here import hookkit and modelserver
 
 from hookkit import FUZZ_TRIED, HARNESSES, PARITY, make_project
 

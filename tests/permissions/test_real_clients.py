@@ -20,7 +20,7 @@ from handrail import prefixes
 from handrail.policy import protocol as protocols
 
 sys.path.insert(0, str(Path(__file__).parent.parent / "harnesses"))
-from anthropic_stub import Stub
+from modelserver import Call, ModelServer
 
 
 def default_project(repo: Path) -> Path:
@@ -155,10 +155,10 @@ def test_opencode_resolves_the_rules_in_the_intended_order(repo: Path, handrail,
     assert f"file://{project}/.opencode/plugin/handrail.js" in config["plugin"]
 
 
-def run_claude(project: Path, script: list[dict], home: Path) -> tuple[dict, list[dict]]:
+def run_claude(project: Path, script: list[Call], home: Path) -> tuple[dict, list[str]]:
     claude = client("claude")
     home.mkdir(exist_ok=True)
-    with Stub(script) as stub:
+    with ModelServer(script) as stub:
         env = {**os.environ, "HOME": str(home), "ANTHROPIC_BASE_URL": stub.url, "ANTHROPIC_API_KEY": "test",
                "DISABLE_TELEMETRY": "1", "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1",
                "PATH": f"{Path(HANDRAIL or sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}"}
@@ -173,19 +173,22 @@ def test_claude_code_refuses_a_tier_3_command_through_the_generated_settings(  #
     project = default_project(repo)
     assert handrail("permissions", "--tool", "claude", cwd=project).returncode == 0
     settings = project / ".claude" / "settings.json"
-    push = {"name": "Bash", "input": {"command": "git push --force origin main"}}
-    secret = {"name": "Write", "input": {"file_path": str(project / ".env"), "content": "X=1\n"}}
+    push = Call("Bash", {"command": "git push --force origin main"})
+    secret = Call("Write", {"file_path": str(project / ".env"), "content": "X=1\n"})
 
-    # The settings alone, without handrail's hook: the ask rule (no one to ask under -p) and the deny rule.
+    # The settings alone, without handrail's hook: the ask rule, and Claude's own prompt for an
+    # edit (no one to answer either under -p).
     data = read_json(settings)
     del data["hooks"]
     settings.write_text(json.dumps(data))
     out, results = run_claude(project, [push, secret], tmp_path / "home1")
-    assert [d["tool_input"] for d in out["permission_denials"]] == [push["input"]]
-    assert "denied by your permission settings" in json.dumps(results[1])
+    assert [d["tool_input"] for d in out["permission_denials"]] == [push.args, secret.args]
     assert not (project / ".env").exists()
 
-    # As generated, with handrail's PreToolUse hook answering too.
+    # As generated: handrail's PreToolUse hook refuses both, and the agent is told why.
     assert handrail("permissions", "--tool", "claude", cwd=project).returncode == 0
-    out, results = run_claude(project, [push], tmp_path / "home2")
-    assert [d["tool_input"] for d in out["permission_denials"]] == [push["input"]]
+    out, results = run_claude(project, [push, secret], tmp_path / "home2")
+    assert [d["tool_input"] for d in out["permission_denials"]] == [push.args, secret.args]
+    assert "handrail:" in results[0] and "tier 3" in results[0]
+    assert "handrail: denied" in results[1]
+    assert not (project / ".env").exists()
