@@ -27,6 +27,7 @@ HARNESSES = [
     ("COPILOT_AGENT_SESSION_ID", "5aacf7d0", "copilot"),
     ("CLINE_ACTIVE", "true", "cline"),
     ("CLINE_CONNECTOR_CLI_LAUNCH", '{"launcher":"/x/cline","connectArgsPrefix":["connect"]}', "cline"),
+    ("QWEN_CODE", "1", "qwen"),
     ("GIT_COMMITTER_NAME", "Ada Lovelace (aider)", "aider"),
     ("GIT_AUTHOR_NAME", "Ada Lovelace (aider)", "aider"),
     ("AI_AGENT", "amp", "amp"),
