@@ -64,6 +64,8 @@ RULES = {
     "system": "services, the kernel, users, the network, signals to init or to every process",
     "schedule": "jobs that run later: crontab, at, batch, schtasks, systemd-run",
     "windows": "PowerShell and cmd deletes and formats: Remove-Item -Recurse -Force, rd /s, del /s, Format-Volume",
+    "agent-client": "starting another agent client (claude -p, codex exec, opencode run, aider…), whose tool calls "
+                    "the hook may never see",
     "package-runner": "npx, npm exec, pnpm/yarn dlx, bunx, uvx, pipx run, nix run of a package the project does "
                       "not pin: code fetched from a registry that nobody has read",
     "local-program": "a program named by a path outside the system's folders (./src/ls, /tmp/x/git), or looked "

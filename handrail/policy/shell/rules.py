@@ -11,6 +11,7 @@ from __future__ import annotations
 import os
 
 from handrail.policy.shell import (
+    agentclients,
     envreads,
     escapes,
     gitstash,
@@ -115,6 +116,7 @@ _register(("handrail",), selfverbs.RULE, _plain(selfverbs.check_handrail))
 _register(("pip", "pip3", "pipx", "uv", "python", "python3"), "",
           lambda part, _toks, ctx: check_uninstall(part.name, [w.text for w in part.words[1:]]))
 _register(interactive.PROGRAMS, "dynamic", _plain(interactive.check_interactive))
+_register(agentclients.PROGRAMS, "agent-client", _plain(agentclients.check_agent_client))
 
 
 def findings(part: Part, toks: list[str], ctx: Ctx) -> list[Finding]:

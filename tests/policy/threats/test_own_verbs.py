@@ -1,7 +1,8 @@
 """handrail's own verbs and interactive sessions: an agent widening its own autonomy through
 handrail itself, in any spelling or behind any wrapper, or starting a shell, REPL, database
 shell or editor whose typed input no hook sees, needs a human; handrail's read-only verbs and
-programs given something to run stay as they were."""
+programs given something to run stay as they were. Starting another agent client, whose own
+tool calls the hook may never see, is a human's call too; asking it its version is not."""
 
 from __future__ import annotations
 
@@ -83,6 +84,18 @@ ROWS: list[Row] = [
     ("vim src/app.py", "ask"),
     ("rails console", "ask"),
     ("deno", "ask"),
+    # another agent started from the agent's shell acts where handrail's hook may never look
+    ("claude -p 'tidy the repository' --dangerously-skip-permissions", "ask"),
+    ("codex exec --dangerously-bypass-approvals-and-sandbox 'ship it'", "ask"),
+    ("opencode --pure run 'fix the build'", "ask"),
+    ("gemini --yolo -p 'clean up the branches'", "ask"),
+    ("qwen --yolo -p 'rewrite history'", "ask"),
+    ("copilot -p 'push it' --allow-all-tools", "ask"),
+    ("cline --auto-approve true 'edit the settings'", "ask"),
+    ("aider --yes-always --message 'add the key to .env'", "ask"),
+    ("cd ../other-checkout && claude -p 'finish the job'", "ask"),
+    ("nohup codex exec 'keep going' > /dev/null 2>&1 &", "ask"),
+    ("~/.local/bin/cursor-agent -p 'deploy'", "ask"),
     # Benign: handrail's read-only verbs, handing work in, programs given what to run.
     ("handrail task list", "silent"),
     ("handrail gate list", "silent"),
@@ -99,6 +112,8 @@ ROWS: list[Row] = [
     ("script -qc 'ls' /dev/null", "silent"),
     ("chronic ls", "silent"),
     ("lua -v", "runs"),
+    ("claude --version", "silent"),
+    ("codex --help", "silent"),
 ]
 
 
