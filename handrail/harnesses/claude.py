@@ -9,11 +9,8 @@ import os
 import sys
 
 from handrail.hooks.pretool import (
-    ALLOW,
-    ASK,
     DENY,
     EDIT,
-    NOTIFY,
     OTHER,
     PREFIX,
     READ,
@@ -24,6 +21,7 @@ from handrail.hooks.pretool import (
     Question,
     event_of,
     first_str,
+    hook_specific,
     need_dict,
     need_str,
     opt_str,
@@ -158,14 +156,7 @@ def reply(answer: Answer) -> tuple[str, int]:
         return reason_json({"hookSpecificOutput": {
             "hookEventName": EVENT, "permissionDecision": "allow", "updatedInput": updated,
             "permissionDecisionReason": f"{PREFIX}narrowed: the search leaves out the secret files ({globs})"}}), 0
-    decision = {ALLOW: "allow", NOTIFY: "allow", ASK: "ask", DENY: "deny"}.get(answer.verdict)
-    if decision is None:
-        return "", 0  # no opinion: Claude's own permission rules decide
-    out: dict[str, object] = {"hookSpecificOutput": {"hookEventName": EVENT, "permissionDecision": decision,
-                                                     "permissionDecisionReason": answer.message}}
-    if answer.verdict in (NOTIFY, ASK):
-        out["systemMessage"] = answer.message
-    return reason_json(out), 0
+    return hook_specific(answer, EVENT)
 
 
 def main(argv: list[str]) -> int:

@@ -38,6 +38,7 @@ from handrail.hooks.pretool import (
     BadPayload,
     Question,
     event_of,
+    hook_specific,
     need_dict,
     need_str,
     opt_str,
@@ -195,12 +196,7 @@ def reply(answer: Answer) -> tuple[str, int]:
     if decision is None:
         return "", 0  # no opinion: Copilot's own rules decide
     if _CALL["vscode"]:
-        out: dict[str, object] = {"hookSpecificOutput": {"hookEventName": "PreToolUse",
-                                                         "permissionDecision": decision,
-                                                         "permissionDecisionReason": answer.message}}
-        if answer.verdict in (NOTIFY, ASK):
-            out["systemMessage"] = answer.message
-        return reason_json(out), 0
+        return hook_specific(answer)
     return reason_json({"permissionDecision": decision, "permissionDecisionReason": answer.message}), 0
 
 

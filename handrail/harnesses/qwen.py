@@ -16,9 +16,7 @@ import sys
 
 from handrail.harnesses import gemini
 from handrail.hooks.pretool import (
-    ALLOW,
     DENY,
-    NOTIFY,
     OTHER,
     READ,
     SEARCH,
@@ -26,10 +24,10 @@ from handrail.hooks.pretool import (
     Answer,
     Question,
     event_of,
+    hook_specific,
     need_dict,
     need_str,
     opt_str,
-    reason_json,
 )
 
 NAME = "qwen"
@@ -86,14 +84,7 @@ def reply(answer: Answer) -> tuple[str, int]:
     Qwen blocks it with stderr as the reason."""
     if answer.verdict == DENY and answer.broken:
         return "", 2
-    decision = {ALLOW: "allow", NOTIFY: "allow", DENY: "deny"}.get(answer.verdict)
-    if decision is None:
-        return "", 0  # no opinion: Qwen's own permission rules decided already
-    out: dict[str, object] = {"hookSpecificOutput": {"hookEventName": EVENT, "permissionDecision": decision,
-                                                     "permissionDecisionReason": answer.message}}
-    if answer.verdict == NOTIFY:
-        out["systemMessage"] = answer.message
-    return reason_json(out), 0
+    return hook_specific(answer, EVENT)  # tier 3 never asks here: CAN_ASK is False
 
 
 def main(argv: list[str]) -> int:

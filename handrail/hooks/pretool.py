@@ -510,6 +510,20 @@ def _one_line(text: str) -> str:
     return line if len(line) <= 2000 else line[:1997] + "..."
 
 
+def hook_specific(answer: Answer, event: str = "PreToolUse") -> tuple[str, int]:
+    """The reply in Claude Code's shape, which Qwen Code and Copilot's VS Code hooks read too:
+    `hookSpecificOutput.permissionDecision` with its reason, and a notice or a question also
+    shown to the user as `systemMessage`. No opinion writes nothing: the harness's own rules decide."""
+    decision = {ALLOW: "allow", NOTIFY: "allow", ASK: "ask", DENY: "deny"}.get(answer.verdict)
+    if decision is None:
+        return "", 0
+    out: dict[str, object] = {"hookSpecificOutput": {"hookEventName": event, "permissionDecision": decision,
+                                                     "permissionDecisionReason": answer.message}}
+    if answer.verdict in (NOTIFY, ASK):
+        out["systemMessage"] = answer.message
+    return reason_json(out), 0
+
+
 def reason_json(obj: dict[str, Any]) -> str:
     """One JSON object on one line, as every harness reads it; ASCII, so that a lone
     surrogate in a quoted command is escaped (`\\ud800`) instead of failing to print."""
