@@ -284,6 +284,9 @@ def _shell(q: Question, root: Any, cwd: str, *, harness: str, agent: str | None,
                "tool": harness}
     if tier == 3:
         _record(project, "command_blocked", agent, None, "pretool", summary, payload)
+        if proto.tier3_decision == "deny":  # the policy refuses tier 3 outright, where the harness could ask
+            return Answer(DENY, f"{PREFIX}refused, {summary}; the policy denies tier 3 (tiers.tier3_blocking."
+                                f"decision): a human runs it in a terminal, or changes the policy")
         if can_ask:
             return Answer(ASK, f"{PREFIX}{summary}; tier 3 always needs a human: approve it only if you meant it")
         return Answer(DENY, f"{PREFIX}refused, {summary}; tier 3 always needs a human and {harness} cannot ask "

@@ -109,6 +109,16 @@ def test_tier_3_asks_a_human_and_is_recorded(project: Path) -> None:
     assert any(e["event_type"] == "command_blocked" for e in events(project))
 
 
+def test_tier_3_is_denied_where_the_policy_denies_it_even_if_the_harness_could_ask(project: Path) -> None:
+    from handrail.policy import protocol
+
+    data = json.loads(Path(protocol.DEFAULT_PROTOCOL).read_text())
+    data["tiers"]["tier3_blocking"]["decision"] = "deny"
+    (project / ".handrail" / "autonomy-protocol.json").write_text(json.dumps(data))
+    decision, why, _ = bash(project, "git push --force origin main")
+    assert decision == "deny" and "the policy denies tier 3" in why and why.startswith("handrail: refused")
+
+
 def test_an_unlisted_command_gets_no_opinion(project: Path) -> None:
     assert bash(project, "frobnicate --all") == (None, "", None)
 
