@@ -201,16 +201,31 @@ def _edited(paths: list[str], project: str, cwd: str) -> str:
 
 
 def _reads(q: Question, project: str, cwd: str) -> Answer:
-    from handrail.policy.shell.reads import read_refusal
-
     for given in q.paths:
-        path = absolute(given, cwd)
-        shown = inside(path, project) or path
-        refusal = read_refusal(shown)
-        if refusal is not None:
+        found = secret_at(absolute(given, cwd), project)
+        if found is not None:
+            shown, refusal = found
             return Answer(DENY, f"{PREFIX}denied: reading {shown} is refused: rule '{refusal.rule}' from "
                                 f"{refusal.source} ({refusal.why}); ask a human for what you need from it")
     return Answer(NONE)
+
+
+def secret_at(path: str, project: str) -> tuple[str, Any] | None:
+    """(the path as shown, the refusal) when `path` holds a secret: by its name, or by the
+    file a symbolic link on the way leads to (`src/cfg.txt -> ../.env` reads .env)."""
+    from handrail.policy.shell.reads import read_refusal
+
+    shown = inside(path, project) or path
+    refusal = read_refusal(shown)
+    if refusal is not None:
+        return shown, refusal
+    real = os.path.realpath(path)
+    if real != path:
+        target = inside(real, os.path.realpath(project)) or real
+        refusal = read_refusal(target)
+        if refusal is not None:
+            return f"{shown} (a link to {target})", refusal
+    return None
 
 
 def _edit_refusal(paths: list[str], root: Any, cwd: str, agent: str | None, harness: str,

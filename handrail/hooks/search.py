@@ -24,16 +24,16 @@ MOST = 64
 
 
 def judge(q: Question, project: str, cwd: str) -> Answer:
-    from handrail.hooks.pretool import DENY, NONE, PREFIX, Answer, absolute, inside
-    from handrail.policy.shell.reads import read_refusal
+    from handrail.hooks.pretool import DENY, NONE, PREFIX, Answer, absolute, inside, secret_at
     from handrail.policy.shell.secrets import secrets_below
 
     roots = [absolute(p, cwd) for p in q.paths] or [cwd]
     shown = ", ".join(inside(r, project) or r for r in roots[:3])
     for root in roots:
-        if not os.path.isdir(root) and read_refusal(inside(root, project) or root) is not None:
-            return Answer(DENY, f"{PREFIX}denied: {q.tool} would print {inside(root, project) or root}, "
-                                "which holds secrets; ask a human for what you need from it")
+        secret = None if os.path.isdir(root) else secret_at(root, project)
+        if secret is not None:
+            return Answer(DENY, f"{PREFIX}denied: {q.tool} would print {secret[0]}, which holds secrets; "
+                                "ask a human for what you need from it")
     found = secrets_below([r for r in roots if os.path.isdir(r)], most=MOST)
     if found is None:
         return Answer(DENY, f"{PREFIX}denied: {q.tool} would search {shown}, a tree too large to check for "
@@ -57,15 +57,26 @@ def _joined(names: list[str]) -> str:
 
 
 def _searched(path: str, roots: list[str], globs: list[str]) -> bool:
-    """Whether the tool's globs let it read `path`. As ripgrep reads them: a glob without
-    a slash matches the file name, one with a slash the path below the searched folder;
-    `!` excludes; when any include glob is given, only what one matches is read."""
+    """Whether the tool's globs may let it read `path`, read so that no doubt hides a secret:
+    a glob without a slash matches the file name, one with a slash the path below the searched
+    folder. An include glob matches regardless of case, and one handrail cannot read exactly
+    (a character class, an escape: ripgrep, minimatch and fnmatch differ there) matches
+    everything; an exclusion keeps a file out only when it is that simple and no include glob
+    takes the file back (ripgrep lets a later glob win)."""
     rel = next((os.path.relpath(path, r) for r in roots if path.startswith(r.rstrip("/") + "/")), path)
     includes = [g for g in globs if not g.startswith("!")]
     excludes = [g[1:] for g in globs if g.startswith("!")]
-    if any(_matches(g, path, rel) for g in excludes):
+    included = any(not _plain(g) or _matches(g.lower(), path.lower(), rel.lower()) for g in includes)
+    if included:
+        return True
+    if any(_plain(g) and _matches(g, path, rel) for g in excludes):
         return False
-    return not includes or any(_matches(g, path, rel) for g in includes)
+    return not includes
+
+
+def _plain(glob: str) -> bool:
+    """A glob every tool reads alike: `*`, `?`, `**`, braces and literal text, nothing else."""
+    return not any(c in glob for c in "[]\\")
 
 
 def _matches(glob: str, path: str, rel: str) -> bool:

@@ -177,6 +177,12 @@ def test_reading_a_secret_is_denied(project: Path, path: str) -> None:
     assert "reading" in why and "ask a human" in why
 
 
+def test_reading_a_secret_through_a_link_is_denied(project: Path) -> None:
+    (project / "src" / "cfg.txt").symlink_to("../.env")
+    decision, why, _ = claude(project, "Read", {"file_path": str(project / "src" / "cfg.txt")})
+    assert decision == "deny" and "src/cfg.txt (a link to .env)" in why
+
+
 @pytest.mark.parametrize("path", [".env.example", "web/.env.sample", ".env.template"])
 def test_reading_an_environment_template_gets_no_opinion(project: Path, path: str) -> None:
     assert claude(project, "Read", {"file_path": str(project / path)})[0] is None

@@ -80,3 +80,27 @@ def test_a_search_without_a_path_searches_the_calls_folder(project: Path) -> Non
     assert ask(project, cwd=project / "src")[0] == NONE
     verdict, message, _ = ask(project, cwd=project / "config")
     assert verdict == DENY and "hunter2" not in message and "PRIVATE" not in message
+
+
+def test_globs_handrail_cannot_read_exactly_are_no_exclusion(project: Path) -> None:
+    # Character classes and escapes mean other things to rg, minimatch and fnmatch: an include
+    # glob holding them may match a secret, an exclusion holding them keeps nothing out.
+    for globs in ([".[^a]nv"], [".\\env"], ["!.[e]nv", "!*.pem"], ["*.PEM"], [".ENV"]):
+        assert ask(project, globs=globs)[0] == DENY, globs
+    # rg lets a later glob win: an exclusion taken back by an include excludes nothing.
+    assert ask(project, globs=["!.env*", "!*.pem", ".env"])[0] == DENY
+    assert ask(project, globs=["!{.env,deploy.pem}"])[0] == NONE
+
+
+def test_a_link_to_a_secret_is_the_secret(project: Path) -> None:
+    (project / "src" / "cfg.txt").symlink_to("../.env")
+    verdict, message, _ = ask(project, ["src/cfg.txt"])
+    assert verdict == DENY and "a link to .env" in message
+    verdict, message, exclude = ask(project, ["src"])
+    assert verdict == DENY and exclude == ["!cfg.txt"]
+
+
+def test_a_link_to_a_folder_leads_the_search_there(project: Path) -> None:
+    (project / "src" / "up").symlink_to("..")
+    verdict, message, _ = ask(project, ["src"])
+    assert verdict == DENY and ".env" in message

@@ -316,6 +316,7 @@ def secrets_below(roots: list[str], most: int = 64) -> list[str] | None:
     seen = 0
     found: list[str] = []
     stack = list(roots)
+    walked = {os.path.realpath(r) for r in roots}
     while stack:
         top = stack.pop()
         try:
@@ -327,16 +328,27 @@ def secrets_below(roots: list[str], most: int = 64) -> list[str] | None:
             if seen > WALK_LIMIT:
                 return None
             try:
-                is_dir = e.is_dir(follow_symlinks=False)
+                is_dir, is_link = e.is_dir(follow_symlinks=False), e.is_symlink()
             except OSError:
                 continue
-            if is_dir:
+            if is_link:
+                # A link is read as what it leads to: `src/cfg.txt -> ../.env` is .env, and a link to
+                # a folder leads the search (rg -L, grep -R, the tools that follow) into that folder.
+                real = os.path.realpath(e.path)
+                if os.path.isdir(real):
+                    if real not in walked:
+                        walked.add(real)
+                        stack.append(real)
+                elif (hint.search(e.path) and read_refusal(e.path) is not None) or \
+                        (hint.search(real) and read_refusal(real) is not None):
+                    found.append(e.path)
+            elif is_dir:
                 if e.name not in _SKIP_DIRS:
                     stack.append(e.path)
             elif hint.search(e.path) and read_refusal(e.path) is not None:
                 found.append(e.path)
-                if len(found) >= most:
-                    return found
+            if len(found) >= most:
+                return found
     return found
 
 
