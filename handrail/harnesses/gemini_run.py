@@ -24,14 +24,16 @@ DEPTH = 4  # handrail <- bash -c <- gemini (<- gemini's relauncher)
 def headless(env: Mapping[str, str] | None = None, proc: str = "/proc") -> bool | None:
     """True for a headless run, False for an interactive one, None where it cannot be told."""
     env = os.environ if env is None else env
-    if env.get("GEMINI_CLI_INTEGRATION_TEST") != "true" and "true" in (env.get("CI"), env.get("GITHUB_ACTIONS")):
-        return True
     pid = os.getppid()
     for _ in range(DEPTH):
         args = _cmdline(proc, pid)
         if args is None:
             return None
         if any(os.path.basename(a) in NAMES for a in args[:3]):
+            # The hook's environment is Gemini's: its CI test reads the same variables.
+            if env.get("GEMINI_CLI_INTEGRATION_TEST") != "true" and "true" in (env.get("CI"),
+                                                                             env.get("GITHUB_ACTIONS")):
+                return True
             return _judge(proc, pid, args)
         pid = _parent(proc, pid)
         if pid <= 1:

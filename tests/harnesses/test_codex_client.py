@@ -24,6 +24,7 @@ def test_codex_exec_shell_sets_the_markers_handrail_names_codex(tmp_path: Path) 
     home = tmp_path / "home"
     home.mkdir()
     env = {k: v for k, v in os.environ.items() if not k.startswith("CODEX_")}
+    env["HANDRAIL_HOOK_DEADLINE_MS"] = "20000"  # judged, not timed: a loaded machine must not refuse the echo
     shown = "; ".join(f'echo "{v}=${v}"' for v in ("CODEX_CI", "CODEX_THREAD_ID", "CODEX_SANDBOX_NETWORK_DISABLED"))
     script = [Call("exec_command", {"cmd": c, "workdir": str(project), "tty": False}) for c in ("env", shown)]
     with ModelServer(script) as srv:

@@ -169,7 +169,9 @@ def test_doctor_reports_qwens_hook_removed_and_fix_puts_it_back(project: Path) -
     report = json.loads(r.stdout.strip().splitlines()[-1])
     assert r.returncode == 1
     assert any("qwen: its hook is not registered" in f["finding"] for f in report["findings"])
-    assert run_handrail("doctor", "--fix", cwd=project).returncode == 0
+    # The hooks start `handrail` from the agent's PATH: doctor checks it is there.
+    on_path = {"PATH": f"{os.path.dirname(HANDRAIL or 'handrail')}{os.pathsep}{os.environ.get('PATH', '')}"}
+    assert run_handrail("doctor", "--fix", cwd=project, env=on_path).returncode == 0
     assert "handrail hook qwen" in path.read_text()
 
 

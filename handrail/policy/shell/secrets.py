@@ -331,16 +331,12 @@ def secrets_below(roots: list[str], most: int = 64) -> list[str] | None:
                 is_dir, is_link = e.is_dir(follow_symlinks=False), e.is_symlink()
             except OSError:
                 continue
-            if is_link:
-                # A link is read as what it leads to: `src/cfg.txt -> ../.env` is .env, and a link to
-                # a folder leads the search (rg -L, grep -R, the tools that follow) into that folder.
+            if is_link:  # read as what it leads to: a file (`cfg.txt -> ../.env`), or a folder to walk
                 real = os.path.realpath(e.path)
-                if os.path.isdir(real):
-                    if real not in walked:
-                        walked.add(real)
-                        stack.append(real)
-                elif (hint.search(e.path) and read_refusal(e.path) is not None) or \
-                        (hint.search(real) and read_refusal(real) is not None):
+                if os.path.isdir(real) and real not in walked:
+                    walked.add(real)
+                    stack.append(real)
+                elif any(hint.search(p) and read_refusal(p) is not None for p in (e.path, real)):
                     found.append(e.path)
             elif is_dir:
                 if e.name not in _SKIP_DIRS:

@@ -98,7 +98,7 @@ def write_targets(part: Part) -> tuple[list[Word], list[Word]]:
     elif name in ("curl", "wget"):
         written += download_files(words, "o" if name == "curl" else "O") + _option_files(words, _FILE_OPTS[name])
     elif name in _FILE_OPTS or name in _EXTRACTORS:
-        written += _option_files(words, _FILE_OPTS[name]) if name in _FILE_OPTS else _extract_dirs(name, words)
+        written += _option_files(words, _FILE_OPTS[name]) if name in _FILE_OPTS else _extract_dirs(part)
     elif name in COMPRESSORS or name == "xxd":
         written_c, removed_c = compressed(name, words)
         written += written_c
@@ -217,7 +217,8 @@ _EXTRACTORS = {"tar": ("-C", "--directory"), "bsdtar": ("-C", "--directory"), "g
                "unzip": ("-d",), "7z": ("-o",), "7za": ("-o",)}
 
 
-def _extract_dirs(name: str, words: list[Word]) -> list[Word]:
+def _extract_dirs(part: Part) -> list[Word]:
+    name, words = part.name, part.words
     texts = [w.text for w in words[1:]]
     if name in ("tar", "bsdtar", "gtar"):
         first = texts[0] if texts else ""
@@ -227,7 +228,12 @@ def _extract_dirs(name: str, words: list[Word]) -> list[Word]:
         extracting = bool(texts) and texts[0] in ("x", "e")
     else:
         extracting = True
-    return _option_files(words, _EXTRACTORS[name]) if extracting else []
+    if not extracting:
+        return []
+    from handrail.policy.shell.archives import extracted
+
+    # The folder it unpacks into, and each file the archive holds (read from the archive).
+    return _option_files(words, _EXTRACTORS[name]) + extracted(part)
 
 
 def _on_disk(path: str, ctx: Ctx, *, delete: bool) -> str | None:
