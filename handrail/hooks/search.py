@@ -21,6 +21,7 @@ if TYPE_CHECKING:
 
 # A secret list this long is cut short by the walk: the exclusions could miss one.
 MOST = 64
+_GLOB_SPECIAL = frozenset("\\*?[]{}!,")
 
 
 def judge(q: Question, project: str, cwd: str) -> Answer:
@@ -42,7 +43,11 @@ def judge(q: Question, project: str, cwd: str) -> Answer:
     if not searched:
         return Answer(NONE)
     names = sorted({os.path.basename(f) for f in searched})
-    exclude = [] if len(found) >= MOST else [f"!{n}" for n in names]
+    # A name a glob cannot spell literally in every tool (`\\`, `*`, `[`, a comma, a space…) cannot be
+    # excluded reliably, nor can a list the walk cut short: such a search is refused, not narrowed.
+    exact = len(found) < MOST and not any(c in n for n in names for c in _GLOB_SPECIAL) and \
+        all(n.isprintable() and not any(c.isspace() for c in n) for n in names)
+    exclude = [f"!{n}" for n in names] if exact else []
     first = inside(searched[0], project) or searched[0]
     how = f"exclude them (glob {_joined(names)})" if exclude else "search a folder that holds none"
     answer = Answer(DENY, f"{PREFIX}denied: {q.tool} would search {shown}, where {first} holds secrets "

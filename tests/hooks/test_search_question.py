@@ -104,3 +104,9 @@ def test_a_link_to_a_folder_leads_the_search_there(project: Path) -> None:
     (project / "src" / "up").symlink_to("..")
     verdict, message, _ = ask(project, ["src"])
     assert verdict == DENY and ".env" in message
+
+
+def test_a_secret_whose_name_a_glob_cannot_spell_is_refused_not_narrowed(project: Path) -> None:
+    (project / "src" / "q\\r.pem").write_text("-----BEGIN PRIVATE KEY-----\n")
+    verdict, _message, exclude = ask(project, ["src"])
+    assert verdict == DENY and exclude == []

@@ -95,3 +95,29 @@ def test_an_archive_of_files_in_scope_is_tier_2_and_listing_one_is_tier_1(projec
     assert tier(project, "tar tf src/scope.tar")[0] == 1
     assert tier(project, "unzip -l src/hooks.zip")[0] == 1
     assert tier(project, "tar cf out.tar src")[0] == 2
+
+
+@pytest.mark.parametrize("command", [
+    "python3 -m tarfile -e src/scope.tar", "python3 -m tarfile --extract src/scope.tar .",
+    "cmake -E tar xf src/scope.tar", "7z x src/hooks.zip", "jar xf src/hooks.zip",
+    "python3 -m zipfile -e src/hooks.zip .",
+])
+def test_every_unpacker_that_reads_the_format_is_judged_by_its_members(project: Path, command: str) -> None:
+    t, why = tier(project, command)
+    assert t == 3 and ("harness-contract.json" in why or ".git/hooks" in why), command
+
+
+def test_formats_handrail_does_not_open_are_unknown_beside_the_repository(project: Path) -> None:
+    for command in ("ar x lib.a", "cpio -idv < image.cpio", "pax -r -f image.pax"):
+        assert tier(project, command)[0] == 3, command
+    assert tier(project, "python3 -m tarfile -l src/scope.tar")[0] == 2  # a listing writes nothing
+
+
+def test_git_am_writes_the_files_its_mailbox_names(project: Path) -> None:
+    (project / "src" / "fix.patch").write_text(
+        f"From 0 Mon Sep 17 00:00:00 2001\nSubject: widen\n\ndiff --git a/{CONTRACT} b/{CONTRACT}\n--- a/{CONTRACT}\n"
+        f"+++ b/{CONTRACT}\n@@ -1 +1 @@\n-{{}}\n+{{\"allowed_files\": [\"**\"]}}\n")
+    for command in ("git am src/fix.patch", "git am -3 < src/fix.patch"):
+        t, why = tier(project, command)
+        assert t == 3 and CONTRACT in why, command
+    assert tier(project, "git am --abort")[0] == 2

@@ -28,17 +28,51 @@ _TAR_LONG_VALUED = frozenset({"--file", "--directory", "--files-from", "--exclud
 _RENAMES = frozenset({"--transform", "--xform", "-s"})
 
 
+PROGRAMS = frozenset({*_TARS, "unzip", "python", "python3", "cmake", "7z", "7za", "7zr", "jar", "ar", "cpio", "pax"})
+_PY_MODULES = {"tarfile": ("-e", "--extract"), "zipfile": ("-e", "--extract")}
+
+
 def extracted(part: Part) -> list[Word]:
-    """The files `tar x…`/`unzip` writes; [] when it does not unpack (`tar cf`, `unzip -l`)."""
-    if part.name in _TARS:
-        return _tar(part)
-    if part.name == "unzip":
+    """The files an unpacking command writes; [] when it does not unpack (`tar cf`, `unzip -l`)."""
+    name, words = part.name, part.words
+    texts = [w.text for w in words]
+    if name in _TARS:
+        return _tar(words[1:], part)
+    if name == "cmake" and texts[1:3] == ["-E", "tar"]:
+        return _tar(words[3:], part)
+    if name == "unzip":
         return _unzip(part)
+    if name in ("python", "python3"):
+        return _python(words, part)
+    if name in ("7z", "7za", "7zr") and len(texts) > 1 and texts[1] in ("x", "e"):
+        ops = [w for w in words[2:] if not w.text.startswith("-")]
+        dests = [_value(w.text[2:], w) for w in words[2:] if w.text.startswith("-o") and len(w.text) > 2]
+        return _members(ops[0], part, dests, -2 if texts[1] == "e" else 0, False) if ops else []
+    if name == "jar" and len(texts) > 2 and "x" in texts[1] and "f" in texts[1]:
+        return _members(words[2], part, [], 0, False)
+    # formats handrail does not open: what they hold is unknown
+    if name == "ar" and len(texts) > 1 and "x" in texts[1].lstrip("-"):
+        return _unreadable("the archive ar unpacks", part, [Word(".", ".")])
+    if (name == "cpio" and any(t == "--extract" or (t[:1] == "-" and "i" in t[1:]) for t in texts[1:])) or \
+            (name == "pax" and any(t[:1] == "-" and "r" in t[1:] for t in texts[1:])):
+        return _unreadable(f"the archive {name} unpacks", part, [Word(".", ".")])
     return []
 
 
-def _tar(part: Part) -> list[Word]:
-    words = part.words[1:]
+def _python(words: list[Word], part: Part) -> list[Word]:
+    """`python3 -m tarfile -e A [DIR]`, `python3 -m zipfile -e A DIR`."""
+    texts = [w.text for w in words]
+    if "-m" not in texts:
+        return []
+    at = texts.index("-m") + 1
+    module = texts[at] if at < len(texts) else ""
+    if module not in _PY_MODULES or not set(texts[at + 1:]) & set(_PY_MODULES[module]):
+        return []
+    ops = [w for w in words[at + 1:] if not w.text.startswith("-")]
+    return _members(ops[0], part, ops[1:2], 0, False) if ops else []
+
+
+def _tar(words: list[Word], part: Part) -> list[Word]:
     opts: dict[str, list[Word]] = {}
     flags: set[str] = set()
     operands: list[Word] = []
@@ -123,12 +157,7 @@ def _members(archive: Word, part: Part, dests: list[Word], strip: int, absolute:
     where = [d for d in dests] or [Word(".", ".")]
     names = _listing(archive.text, part.cwd)
     if names is None:
-        # Names unknown: harmless below a folder of its own (tar and unzip keep `..` out), not
-        # where a repository keeps its own files (.git, .handrail) or any folder is unknown.
-        if any(d.dyn or _holds_a_repository(d.text, part.cwd) for d in where):
-            return [_unknown(f"the archive {archive.raw}, which handrail cannot read, unpacked where a "
-                             "repository keeps its own files")]
-        return where
+        return _unreadable(f"the archive {archive.raw}", part, where)
 
     out: list[Word] = []
     for name, link in names:
@@ -152,6 +181,14 @@ def _members(archive: Word, part: Part, dests: list[Word], strip: int, absolute:
             path = rel if rel.startswith("/") else os.path.normpath(os.path.join(d.text, rel))
             out.append(Word(path, f"{path} (a member of {archive.raw})"))
     return list({w.text: w for w in out}.values())
+
+
+def _unreadable(what: str, part: Part, where: list[Word]) -> list[Word]:
+    """Names unknown: harmless below a folder of its own (the unpackers keep `..` out), not where
+    a repository keeps its own files (.git, .handrail), nor in a folder known only at run time."""
+    if any(d.dyn or _holds_a_repository(d.text, part.cwd) for d in where):
+        return [_unknown(f"{what} (unreadable here, and unpacked beside the repository's own files)")]
+    return where
 
 
 def _holds_a_repository(folder: str, cwd: str | None) -> bool:

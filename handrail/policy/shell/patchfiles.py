@@ -1,4 +1,4 @@
-"""The files a patch writes and removes: `git apply P` and `patch -p1 < P` change whatever the
+"""The files a patch writes and removes: `git apply P`, `git am MBOX` and `patch -p1 < P` change whatever the
 patch text names, so handrail reads it (bounded) and judges those files as written. A patch
 it cannot read (not on disk yet, from a pipe, named at run time) names unknown files."""
 
@@ -16,6 +16,8 @@ if TYPE_CHECKING:
 PATCH_LIMIT = 256 * 1024
 # git apply options that only look at the patch, or touch only the index
 _GIT_READ_ONLY = frozenset({"--check", "--stat", "--numstat", "--summary", "--cached"})
+_AM_SESSION = frozenset({"--abort", "--continue", "--skip", "--quit", "--show-current-patch", "--resolved", "-r",
+                         "--retry", "--allow-empty"})
 _GIT_VALUES = frozenset({"-p", "-C", "--directory", "--include", "--exclude", "--whitespace", "--build-fake-ancestor"})
 _PATCH_VALUES = frozenset({"-p", "-d", "--directory", "-i", "--input", "-o", "--output", "-r", "--reject-file",
                            "-D", "--ifdef", "-F", "--fuzz", "-z", "--suffix", "-B", "--prefix", "-V",
@@ -48,6 +50,8 @@ def patch_writes(part: Part) -> tuple[list[Word], list[Word]]:
         i += 1
     if git and (_GIT_READ_ONLY & set(opts)) and "--apply" not in opts:
         return [], []
+    if git and words[1].text == "am" and _AM_SESSION & set(opts):
+        return [], []  # goes on with (or drops) the mailbox judged when `git am` began
     if not git and "--dry-run" in opts:
         return [], []
     if not git and operands:

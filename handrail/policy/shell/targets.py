@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import os
 
+from handrail.policy.shell.archives import PROGRAMS as ARCHIVE_PROGRAMS
+from handrail.policy.shell.archives import extracted
 from handrail.policy.shell.common import (
     _SOURCES,
     SAFE_DEVICES,
@@ -105,6 +107,8 @@ def write_targets(part: Part) -> tuple[list[Word], list[Word]]:
         removed += removed_c
     if name in ("sed", "gsed", "awk", "gawk", "mawk", "nawk"):
         written += _script_files(part)
+    if name in ARCHIVE_PROGRAMS:  # each file the archive holds (read from the archive), as written
+        written += extracted(part)
     if name == "uniq":
         ops = operands(words, frozenset({"-f", "-s", "-w", "--skip-fields", "--skip-chars", "--check-chars"}))
         written += ops[1:2]
@@ -123,7 +127,7 @@ def _git_writes(part: Part) -> tuple[list[Word], list[Word]]:
         return _git_moves(words)
     if sub == "format-patch":
         return _option_files(words, ("-o", "--output-directory")), []
-    if sub == "apply" or part.name != "git":
+    if sub in ("apply", "am") or part.name != "git":  # `git am` writes the mailbox's files before it commits
         from handrail.policy.shell.patchfiles import patch_writes
 
         return patch_writes(part)
@@ -230,10 +234,7 @@ def _extract_dirs(part: Part) -> list[Word]:
         extracting = True
     if not extracting:
         return []
-    from handrail.policy.shell.archives import extracted
-
-    # The folder it unpacks into, and each file the archive holds (read from the archive).
-    return _option_files(words, _EXTRACTORS[name]) + extracted(part)
+    return _option_files(words, _EXTRACTORS[name])
 
 
 def _on_disk(path: str, ctx: Ctx, *, delete: bool) -> str | None:
@@ -396,4 +397,4 @@ def _judge(part: Part, w: Word, ctx: Ctx, *, delete: bool, redirect: bool) -> li
 WRITERS = frozenset({"tee", "touch", "truncate", "mkdir", "sudoedit", "chattr", "setfacl", "sed", "gsed", "perl",
                      *_COPIERS, "dd", "chmod", "chown", "chgrp", "rm", "unlink", "rmdir", "shred", "srm", "trash",
                      "rimraf", "curl", "wget", "uniq", "git", "awk", "gawk", "mawk", "nawk", *_FILE_OPTS,
-                     *COMPRESSORS, "xxd", *_EXTRACTORS, "patch", "gpatch"})
+                     *COMPRESSORS, "xxd", *_EXTRACTORS, *ARCHIVE_PROGRAMS, "patch", "gpatch"})

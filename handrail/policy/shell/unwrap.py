@@ -47,6 +47,7 @@ from handrail.policy.shell.syntax import (
     Word,
     parse,
 )
+from handrail.policy.shell.targets import WRITERS, write_targets
 
 # Read from here by the rules and the tests: a part, its program's name, a path, the walk.
 __all__ = ["Flat", "Part", "State", "prog_name", "resolve", "split"]
@@ -249,6 +250,12 @@ class Flat:
             path = resolve(w, part.cwd, self.home)
             if path is not None:
                 self.files[path] = text
+        if name in WRITERS and not targets:
+            # a copy, a move, a link, an unpacked archive: what the file will hold is not known here
+            for w in write_targets(part)[0]:
+                path = resolve(w, part.cwd, self.home) if not w.dyn else None
+                if path is not None:
+                    self.files.setdefault(path, UNKNOWN)
 
     def note_run(self, part: Part, st: State) -> None:
         """A part that runs a script this command line wrote: judge what was written."""

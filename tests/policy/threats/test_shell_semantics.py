@@ -10,6 +10,13 @@ from threatkit import Row, category_tests
 
 CATEGORY = "shell semantics"
 ROWS: list[Row] = [
+    # a script put in place by a copy, a move, a link or an unpack, then run in the same line
+    ("cp notes.txt run.py && python3 run.py", "ask"),
+    ("mv draft.txt tool.sh; bash tool.sh", "ask"),
+    ("ln -sf payload.txt job.py && python3 job.py", "ask"),
+    ("sort lines.txt -o step.py && python3 step.py", "ask"),
+    ("install -m 755 blob.bin ./helper && ./helper", "ask"),
+    ("cp config.example.toml config.toml && cat config.toml", "runs"),
     ("sed '0~1e rm -rf src' src/app.py", "ask"),
     ("sed '/TODO/I e rm -rf src' src/app.py", "ask"),
     ("sed -n '0~2p' src/app.py", "silent"),
