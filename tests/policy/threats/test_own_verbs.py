@@ -96,6 +96,9 @@ ROWS: list[Row] = [
     ("cd ../other-checkout && claude -p 'finish the job'", "ask"),
     ("nohup codex exec 'keep going' > /dev/null 2>&1 &", "ask"),
     ("~/.local/bin/cursor-agent -p 'deploy'", "ask"),
+    ("deno run -A npm:@anthropic-ai/claude-code -p 'go on'", "ask"),
+    ("node ~/.npm-global/lib/node_modules/@openai/codex/bin/codex.js exec 'go on'", "ask"),
+    ("node scripts/build.js", "notice"),
     # Benign: handrail's read-only verbs, handing work in, programs given what to run.
     ("handrail task list", "silent"),
     ("handrail gate list", "silent"),
