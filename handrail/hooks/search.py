@@ -62,21 +62,24 @@ def _joined(names: list[str]) -> str:
 
 
 def _searched(path: str, roots: list[str], globs: list[str]) -> bool:
-    """Whether the tool's globs may let it read `path`, read so that no doubt hides a secret:
-    a glob without a slash matches the file name, one with a slash the path below the searched
-    folder. An include glob matches regardless of case, and one handrail cannot read exactly
-    (a character class, an escape: ripgrep, minimatch and fnmatch differ there) matches
-    everything; an exclusion keeps a file out only when it is that simple and no include glob
-    takes the file back (ripgrep lets a later glob win)."""
+    """Whether the tool's globs may let it read `path`, read as ripgrep reads them and so that no
+    doubt hides a secret: a glob without a slash matches the file name, one with a slash the
+    path below the searched folder; the last glob that matches decides (an adapter whose tool
+    applies exclusions last puts them last); when include globs are given, a file none of
+    them matches is left out. An include glob matches regardless of case, and one handrail
+    cannot read exactly (a character class, an escape: ripgrep, minimatch and fnmatch differ
+    there) matches everything; such an exclusion keeps nothing out."""
     rel = next((os.path.relpath(path, r) for r in roots if path.startswith(r.rstrip("/") + "/")), path)
-    includes = [g for g in globs if not g.startswith("!")]
-    excludes = [g[1:] for g in globs if g.startswith("!")]
-    included = any(not _plain(g) or _matches(g.lower(), path.lower(), rel.lower()) for g in includes)
-    if included:
-        return True
-    if any(_plain(g) and _matches(g, path, rel) for g in excludes):
-        return False
-    return not includes
+    decided: bool | None = None
+    for glob in globs:
+        if glob.startswith("!"):
+            if _plain(glob[1:]) and _matches(glob[1:], path, rel):
+                decided = False
+        elif not _plain(glob) or _matches(glob.lower(), path.lower(), rel.lower()):
+            decided = True
+    if decided is not None:
+        return decided
+    return not any(not g.startswith("!") for g in globs)
 
 
 def _plain(glob: str) -> bool:

@@ -9,7 +9,7 @@ import subprocess
 from pathlib import Path
 
 from drivers import codex as driver
-from helpers import run_handrail
+from helpers import HANDRAIL, run_handrail
 from hookkit import client, make_project, needs_client
 from modelserver import Call, ModelServer
 
@@ -25,6 +25,7 @@ def test_codex_exec_shell_sets_the_markers_handrail_names_codex(tmp_path: Path) 
     home.mkdir()
     env = {k: v for k, v in os.environ.items() if not k.startswith("CODEX_")}
     env["HANDRAIL_HOOK_DEADLINE_MS"] = "20000"  # judged, not timed: a loaded machine must not refuse the echo
+    env["PATH"] = f"{os.path.dirname(HANDRAIL or 'handrail')}{os.pathsep}{env.get('PATH', '')}"  # the hooks run it
     shown = "; ".join(f'echo "{v}=${v}"' for v in ("CODEX_CI", "CODEX_THREAD_ID", "CODEX_SANDBOX_NETWORK_DISABLED"))
     script = [Call("exec_command", {"cmd": c, "workdir": str(project), "tty": False}) for c in ("env", shown)]
     with ModelServer(script) as srv:
