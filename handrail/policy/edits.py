@@ -90,6 +90,10 @@ def can_edit(project: str, *, task: str | None = None, file: str | None = None,
     for t in candidates:
         contract = contracts.load(t.dir, os.path.join(taskmod.TASKS_DIR, t.slug, contracts.CONTRACT_FILE))
         scopes.append((t, contract.scope() if contract else None))
+    # So is the protocol (~2 ms): an unreadable policy refuses edits as it refuses commands.
+    from handrail.policy import protocol as protocols
+
+    protocols.load(project)
     if file is None:
         return {
             "allowed": True,
@@ -105,7 +109,7 @@ def can_edit(project: str, *, task: str | None = None, file: str | None = None,
     refusal = _first_refusal(rels, builtin_refusal)
     write_paths = None
     if refusal is not None and refusal.reason == PROTECTED_PATH:
-        # Only a protected path pays for reading the protocol: its write_paths may open it.
+        # A protected path may be opened by the protocol's write_paths.
         write_paths = _write_paths(project)
         if write_paths is not None:
             refusal = _first_refusal(rels, lambda rel: builtin_refusal(rel, write_paths=write_paths))

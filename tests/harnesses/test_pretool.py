@@ -210,6 +210,15 @@ def test_an_unreadable_policy_denies_every_command(project: Path) -> None:
     assert "autonomy-protocol.json" in r.stderr and len(r.stderr.strip().splitlines()) == 1
 
 
+def test_an_unreadable_policy_denies_every_edit_too(project: Path) -> None:
+    (project / ".handrail" / "autonomy-protocol.json").write_text("{ not json")
+    r = hook("claude", {"hook_event_name": "PreToolUse", "tool_name": "Write", "cwd": str(project),
+                        "tool_input": {"file_path": str(project / "src" / "app.py"), "content": "x"}}, cwd=project)
+    assert r.code == 2 and r.stdout == "" and "autonomy-protocol.json" in r.stderr
+    r2 = run_handrail("can-edit", "--file", "src/app.py", "--json", cwd=project)
+    assert r2.returncode == 2 and json.loads(r2.stdout.splitlines()[-1])["reason"] == "invalid_policy"
+
+
 def test_a_broken_task_file_denies_every_edit(project: Path) -> None:
     (project / ".handrail" / "tasks" / "login" / "task.json").write_text("[]")
     r = hook("claude", {"hook_event_name": "PreToolUse", "tool_name": "Edit", "cwd": str(project),
