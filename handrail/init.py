@@ -201,19 +201,8 @@ def merge_pre_commit_config(root: str) -> Step:
         current: str | None = read_text(path)
     except HandrailError:
         current = None
-    data = None
-    if current is not None:
-        try:
-            data = yaml.safe_load(current)
-        except yaml.YAMLError as e:
-            mark = getattr(e, "problem_mark", None)
-            where = f" at line {mark.line + 1}" if mark is not None else ""
-            raise HandrailError(f"{PRE_COMMIT_CONFIG}: invalid YAML{where}; handrail left it untouched: fix it, "
-                                "then run `handrail init --pre-commit` again", reason="invalid_config") from None
-        if data is not None and not isinstance(data, dict):
-            raise HandrailError(f"{PRE_COMMIT_CONFIG}: expected a mapping at the top level; handrail left it "
-                                "untouched", reason="invalid_config")
-    repos = (data or {}).get("repos", [])
+    data = yaml_mapping(current, PRE_COMMIT_CONFIG, "handrail init --pre-commit") if current is not None else {}
+    repos = data.get("repos", [])
     if not isinstance(repos, list):
         raise HandrailError(f"{PRE_COMMIT_CONFIG}: repos: expected a list; handrail left it untouched",
                             reason="invalid_config")
@@ -235,6 +224,26 @@ def merge_pre_commit_config(root: str) -> Step:
         backup = os.path.join(claim_backup_dir(root), "init")
     atomic_write(path, text, backup_dir=backup)
     return Step(PRE_COMMIT_CONFIG, "created" if current is None else "updated (handrail's hooks added)")
+
+
+def yaml_mapping(text: str, name: str, again: str) -> dict[str, Any]:
+    """A YAML file's top-level mapping ({} when empty); a one-line error naming the file, which
+    handrail leaves untouched, when it is not valid YAML or not a mapping."""
+    import yaml
+
+    try:
+        data = yaml.safe_load(text)
+    except yaml.YAMLError as e:
+        mark = getattr(e, "problem_mark", None)
+        where = f" at line {mark.line + 1}" if mark is not None else ""
+        raise HandrailError(f"{name}: invalid YAML{where}; handrail left it untouched: fix it, then run "
+                            f"`{again}` again", reason="invalid_config") from None
+    if data is None:
+        return {}
+    if not isinstance(data, dict):
+        raise HandrailError(f"{name}: expected a mapping at the top level; handrail left it untouched",
+                            reason="invalid_config")
+    return data
 
 
 def _insert_local_repo(text: str, hooks: list[dict[str, Any]]) -> str:

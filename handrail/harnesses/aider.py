@@ -36,22 +36,9 @@ _HEADER = "# handrail: aider's commits meet the git hooks, as an agent's (see `h
 
 
 def _load(text: str) -> dict[str, object]:
-    """The config's top-level mapping; a one-line error naming the file otherwise."""
-    import yaml
+    from handrail.init import yaml_mapping
 
-    try:
-        data = yaml.safe_load(text)
-    except yaml.YAMLError as e:
-        mark = getattr(e, "problem_mark", None)
-        where = f" at line {mark.line + 1}" if mark is not None else ""
-        raise HandrailError(f"{CONFIG}: invalid YAML{where}; handrail left it untouched: fix it, then run "
-                            "`handrail init` again", reason="invalid_config") from None
-    if data is None:
-        return {}
-    if not isinstance(data, dict):
-        raise HandrailError(f"{CONFIG}: expected a mapping at the top level; handrail left it untouched",
-                            reason="invalid_config")
-    return data
+    return yaml_mapping(text, CONFIG, "handrail init")
 
 
 def unmet(text: str | None) -> list[tuple[str, str]]:

@@ -17,7 +17,6 @@ from handrail.hooks.pretool import (
     SEARCH,
     SHELL,
     Answer,
-    BadPayload,
     Question,
     event_of,
     first_str,
@@ -121,13 +120,10 @@ _COPILOT = [False]
 def copilot_question(tool: str, tool_input: object, cwd: str) -> Question | None:
     """The question of a call Copilot sent in Claude's shape, or None for Claude Code's own."""
     if tool == "Edit" and isinstance(tool_input, str):
-        from handrail.harnesses.patch import patch_paths
+        from handrail.harnesses.patch import patch_question
 
         _COPILOT[0] = True
-        try:
-            return Question(EDIT, tool, paths=patch_paths(tool_input), cwd=cwd)
-        except ValueError as e:
-            raise BadPayload(f"tool_input: apply_patch: {e}") from None
+        return patch_question(tool, tool_input, cwd)
     if not isinstance(tool_input, dict):
         return None
     keys = EDIT_TOOLS.get(tool) or READ_TOOLS.get(tool)

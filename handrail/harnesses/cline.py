@@ -91,15 +91,10 @@ def _question(tool: str, args: object, cwd: str) -> Question | list[Question]:
     if tool in EDIT_TOOLS:
         return Question(EDIT, tool, paths=[need_str(_object(args), "path", "input")], cwd=cwd)
     if tool in PATCH_TOOLS:
-        from handrail.harnesses.patch import patch_paths
+        from handrail.harnesses.patch import patch_question
 
-        text = args if isinstance(args, str) else _object(args).get("input", _object(args).get("patch"))
-        if not isinstance(text, str):
-            raise BadPayload("input.input: expected the patch text")
-        try:
-            return Question(EDIT, tool, paths=patch_paths(text), cwd=cwd)
-        except ValueError as e:
-            raise BadPayload(f"apply_patch: {e}") from None
+        return patch_question(tool, args if isinstance(args, str) else _object(args).get(
+            "input", _object(args).get("patch")), cwd)
     if tool in READ_TOOLS:
         return Question(READ, tool, paths=_read_paths(args), cwd=cwd)
     if tool == "search_codebase":  # a regex over the whole workspace, hidden files included

@@ -119,19 +119,14 @@ def _args(value: object) -> dict[str, Any]:
 
 
 def _patch(tool: str, raw: object, cwd: str) -> Question:
-    from handrail.harnesses.patch import patch_paths
+    from handrail.harnesses.patch import patch_question
 
     text: object = raw
     if isinstance(raw, str) and raw.lstrip().startswith("{"):
         text = _args(raw)  # an older build's JSON-encoded arguments
     if isinstance(text, dict):
         text = text.get("input", text.get("patch", text.get("patchText")))
-    if not isinstance(text, str):
-        raise BadPayload("toolArgs: expected the patch text")
-    try:
-        return Question(EDIT, tool, paths=patch_paths(text), cwd=cwd)
-    except ValueError as e:
-        raise BadPayload(f"{tool}: {e}") from None
+    return patch_question(tool, text, cwd)
 
 
 def _typed(tool: str, args: dict[str, Any]) -> str:

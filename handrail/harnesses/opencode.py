@@ -72,15 +72,9 @@ def _question(payload: object) -> Question | None:
     if tool in EDIT_TOOLS:
         return Question(EDIT, tool, paths=[need_str(need_dict(data.get("args"), "args"), "filePath", "args")], cwd=cwd)
     if tool in PATCH_TOOLS:
-        from handrail.harnesses.patch import patch_paths
+        from handrail.harnesses.patch import patch_question
 
-        try:
-            return Question(EDIT, tool, paths=patch_paths(need_str(need_dict(data.get("args"), "args"), "patchText",
-                                                                   "args")), cwd=cwd)
-        except ValueError as e:
-            if isinstance(e, BadPayload):
-                raise
-            raise BadPayload(f"{tool}: {e}") from None
+        return patch_question(tool, need_str(need_dict(data.get("args"), "args"), "patchText", "args"), cwd)
     if tool in READ_TOOLS:
         args = need_dict(data.get("args"), "args")
         paths = args.get("filePaths")

@@ -14,6 +14,10 @@ file moves to. Headers are read with their blanks trimmed, as Codex reads them.
 
 from __future__ import annotations
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from handrail.hooks.pretool import Question
+
 HEADERS = ("*** Add File:", "*** Update File:", "*** Delete File:", "*** Move to:")
 
 
@@ -35,3 +39,15 @@ def patch_paths(text: str) -> list[str]:
     if not out:
         raise ValueError("the patch names no file (no '*** Add/Update/Delete File:' line)")
     return list(out)
+
+
+def patch_question(tool: str, text: object, cwd: str) -> Question:
+    """The edit an `apply_patch` call makes; a text that is no patch naming its files is refused."""
+    from handrail.hooks.pretool import EDIT, BadPayload, Question
+
+    if not isinstance(text, str):
+        raise BadPayload(f"{tool}: expected the patch text")
+    try:
+        return Question(EDIT, tool, paths=patch_paths(text), cwd=cwd)
+    except ValueError as e:
+        raise BadPayload(f"{tool}: {e}") from None

@@ -15,6 +15,7 @@ which is handed the walk itself to parse the shell text it finds.
 from __future__ import annotations
 
 from handrail.policy.shell.cmdopts import command_options, exec_env
+from handrail.policy.shell.effects import of_part
 from handrail.policy.shell.envvars import inherited
 from handrail.policy.shell.handlers import step
 from handrail.policy.shell.literal import (
@@ -47,7 +48,7 @@ from handrail.policy.shell.syntax import (
     Word,
     parse,
 )
-from handrail.policy.shell.targets import WRITERS, write_targets
+from handrail.policy.shell.targets import WRITERS
 
 # Read from here by the rules and the tests: a part, its program's name, a path, the walk.
 __all__ = ["Flat", "Part", "State", "prog_name", "resolve", "split"]
@@ -252,7 +253,7 @@ class Flat:
                 self.files[path] = text
         if name in WRITERS and not targets:
             # a copy, a move, a link, an unpacked archive: what the file will hold is not known here
-            for w in write_targets(part)[0]:
+            for w in of_part(part).writes:  # computed once: the write rules read the same effects
                 path = resolve(w, part.cwd, self.home) if not w.dyn else None
                 if path is not None:
                     self.files.setdefault(path, UNKNOWN)
