@@ -85,11 +85,14 @@ def _search(tool: str, args: dict[str, object], cwd: str) -> Question:
     """Grep `{pattern, path?, glob?, type?, …}`: rg over `path` (default the cwd), reading hidden
     files, with `glob` split as Claude Code splits it into `--glob`s (at whitespace, then at commas
     outside braces). `type` only narrows, so it is not read: the search is judged wider."""
-    path = opt_str(args, "path", "tool_input")
+    import os
+
+    # Claude Code trims the path and expands a leading `~` before it searches (` ~/app `).
+    path = os.path.expanduser(opt_str(args, "path", "tool_input").strip())
     glob = opt_str(args, "glob", "tool_input")
     _GREP.clear()
     _GREP.update(args)
-    return Question(SEARCH, tool, paths=[path] if path.strip() else [], globs=grep_globs(glob), cwd=cwd)
+    return Question(SEARCH, tool, paths=[path] if path else [], globs=grep_globs(glob), cwd=cwd)
 
 
 def grep_globs(glob: str) -> list[str]:

@@ -57,22 +57,29 @@ def question(payload: object) -> Question | None:
     cwd = opt_str(data, "cwd")
     if tool in SHELL_TOOLS:
         args = need_dict(data.get("tool_input"), "tool_input")
-        return Question(SHELL, tool, command=need_str(args, "command", "tool_input"), cwd=_folder(args, cwd) or cwd)
+        folder = _folder(args, cwd)
+        if len(spellings(folder)) > 1:  # the command would run in a folder other than the one judged
+            raise BadPayload(f"tool_input.dir_path: {folder} names another folder once Gemini decodes it")
+        return Question(SHELL, tool, command=need_str(args, "command", "tool_input"), cwd=folder or cwd)
     if tool in EDIT_TOOLS:
         args = need_dict(data.get("tool_input"), "tool_input")
-        return Question(EDIT, tool, paths=[first_str(args, PATH_KEYS, "tool_input")], cwd=cwd)
+        path = first_str(args, PATH_KEYS, "tool_input")
+        if tool in ("replace", "edit"):
+            _existing(tool, path, cwd)
+        return Question(EDIT, tool, paths=spellings(path), cwd=cwd)
     if tool in READ_TOOLS:
         args = need_dict(data.get("tool_input"), "tool_input")
-        return Question(READ, tool, paths=[first_str(args, PATH_KEYS, "tool_input")], cwd=cwd)
+        return Question(READ, tool, paths=spellings(first_str(args, PATH_KEYS, "tool_input")), cwd=cwd)
     if tool in LISTING_TOOLS:
         args = need_dict(data.get("tool_input"), "tool_input")
-        return Question(READ, tool, paths=[_folder(args, cwd) or cwd or "."], cwd=cwd)
+        return Question(READ, tool, paths=spellings(_folder(args, cwd) or cwd or "."), cwd=cwd)
     if tool == "grep_search":
         # `exclude_pattern` drops matching lines, not files: it keeps no secret file out.
         args = need_dict(data.get("tool_input"), "tool_input")
         include = opt_str(args, "include_pattern", "tool_input")
         folder = _folder(args, cwd)
-        return Question(SEARCH, tool, paths=[folder] if folder else [], globs=[include] if include else [], cwd=cwd)
+        return Question(SEARCH, tool, paths=spellings(folder) if folder else [], globs=[include] if include else [],
+                        cwd=cwd)
     if tool == "read_many_files":
         args = need_dict(data.get("tool_input"), "tool_input")
         return Question(SEARCH, tool, globs=_many_globs(args, cwd), cwd=cwd)
@@ -85,6 +92,26 @@ def _folder(args: dict[str, object], cwd: str) -> str:
     if where and cwd and not where.startswith("/"):
         where = cwd.rstrip("/") + "/" + where
     return where
+
+
+def spellings(path: str) -> list[str]:
+    """Every file a path may name to Gemini, which percent-decodes each path it is given and
+    drops a leading `@` where no file has that name (`src/%2E%2E/.env`, `@.env`): each is judged."""
+    from urllib.parse import unquote
+
+    out = [path, unquote(path)]
+    out += [p[1:] for p in out if p.startswith("@") and len(p) > 1]
+    return list(dict.fromkeys(out))
+
+
+def _existing(tool: str, path: str, cwd: str) -> None:
+    """Gemini's edit of a relative path that names no file edits another one whose path ends in
+    it (`src/a.py` becomes `lib/mysrc/a.py`): judged it would be the wrong file, so refused."""
+    import os
+
+    if not any(os.path.exists(p if os.path.isabs(p) else os.path.join(cwd or os.getcwd(), p)) for p in spellings(path)):
+        raise BadPayload(f"{tool}: {path} names no file, and Gemini would edit another one whose path ends in it; "
+                         "give the path of a file that exists")
 
 
 def _strings(args: dict[str, object], key: str) -> list[str]:

@@ -89,14 +89,15 @@ def _question(payload: object) -> Question | None:
 
 
 def _search(tool: str, args: dict[str, object], cwd: str) -> Question:
-    """grep searches the folder `path` names, or the folder of the file it names."""
+    """grep searches the folder `path` names, or, for anything that is no folder (a file, or
+    nothing yet), the folder it lies in."""
     import os
 
     path = opt_str(args, "path", "args")
     include = opt_str(args, "include", "args")
     if path:
         where = os.path.normpath(path if os.path.isabs(path) else os.path.join(cwd or os.getcwd(), path))
-        path = os.path.dirname(where) if os.path.isfile(where) else where
+        path = where if os.path.isdir(where) else os.path.dirname(where)
     return Question(SEARCH, tool, paths=[path] if path else [], globs=[include] if include else [], cwd=cwd)
 
 
