@@ -19,12 +19,12 @@ MANIFEST = ROOT / ".pre-commit-hooks.yaml"
 PRE_COMMIT = str(Path(HANDRAIL or "handrail").parent / "pre-commit")
 
 
-def test_manifest_validates_and_declares_the_four_hooks() -> None:
+def test_manifest_validates_and_declares_the_five_hooks() -> None:
     r = subprocess.run([PRE_COMMIT, "validate-manifest", str(MANIFEST)], capture_output=True, text=True)
     assert r.returncode == 0, r.stdout + r.stderr
     hooks = {h["id"]: h for h in yaml.safe_load(MANIFEST.read_text())}
     assert set(hooks) == {"handrail-pre-commit", "handrail-prepare-commit-msg", "handrail-pre-push",
-                          "handrail-policy-check"}
+                          "handrail-post-commit", "handrail-policy-check"}
     for h in hooks.values():
         # Only the message hook is given a file: the one git prepares the message in.
         assert h["pass_filenames"] is (h["id"] == "handrail-prepare-commit-msg")
@@ -33,6 +33,7 @@ def test_manifest_validates_and_declares_the_four_hooks() -> None:
     assert trailer["stages"] == ["prepare-commit-msg"] and trailer["entry"] == "handrail hook prepare-commit-msg"
     assert hooks["handrail-pre-commit"]["stages"] == ["pre-commit"] and hooks["handrail-pre-commit"]["always_run"]
     assert hooks["handrail-pre-push"]["stages"] == ["pre-push"] and hooks["handrail-pre-push"]["always_run"]
+    assert hooks["handrail-post-commit"]["stages"] == ["post-commit"] and hooks["handrail-post-commit"]["always_run"]
     assert hooks["handrail-policy-check"]["entry"] == "handrail policy check"
     files = re.compile(hooks["handrail-policy-check"]["files"])
     assert files.search(".handrail/tasks/a/task.json") and not files.search("src/.handrail.py")
