@@ -5,14 +5,13 @@ from __future__ import annotations
 import json
 import os
 import re
-import shutil
 import subprocess
 from pathlib import Path
 
 import pytest
 import yaml
-from gitkit import Project
-from helpers import HANDRAIL, git
+from gitkit import Project, checkout_snapshot
+from helpers import HANDRAIL
 
 ROOT = Path(__file__).resolve().parents[2]
 MANIFEST = ROOT / ".pre-commit-hooks.yaml"
@@ -39,25 +38,11 @@ def test_manifest_validates_and_declares_the_five_hooks() -> None:
     assert files.search(".handrail/tasks/a/task.json") and not files.search("src/.handrail.py")
 
 
-def _snapshot(tmp_path: Path) -> Path:
-    """This working tree, committed into a throwaway repository (try-repo needs one)."""
-    src = tmp_path / "handrail-src"
-    ignore = shutil.ignore_patterns("__pycache__", "*.pyc", "*.egg-info")
-    shutil.copytree(ROOT / "handrail", src / "handrail", ignore=ignore)
-    for name in ("pyproject.toml", ".pre-commit-hooks.yaml", "README.md", "LICENSE"):
-        if (ROOT / name).exists():
-            shutil.copy(ROOT / name, src / name)
-    git(tmp_path, "init", "-q", "-b", "main", str(src))
-    git(src, "add", "-A")
-    git(src, "commit", "-q", "-m", "snapshot")
-    return src
-
-
 def test_try_repo_on_a_real_repository(tmp_path: Path, repo: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """pre-commit pip-installs this repository into a fresh environment (try-repo keeps no
     cache: about 20 s) and runs its pre-commit-stage hooks on what is staged."""
     monkeypatch.setenv("PRE_COMMIT_HOME", str(tmp_path / "pre-commit-home"))
-    src = _snapshot(tmp_path)
+    src = checkout_snapshot(tmp_path)
     p = Project(repo)
     p.task("t")
     p.task("later", phase="plan", contract={"contract_mode": "wild"})  # invalid, but not in force yet
