@@ -49,6 +49,21 @@ SHELL_TOOLS = frozenset({"Bash"})
 # their content, so it gets no opinion (nor is it in the matcher).
 SEARCH_TOOLS = frozenset({"Grep"})
 HOOK_MATCHER = "Bash|Edit|Write|MultiEdit|NotebookEdit|Read|NotebookRead|Grep"
+HELP = """
+Claude Code's PreToolUse hook: allow, ask or deny one tool call before it runs.
+Registered in .claude/settings.json (hooks.PreToolUse, as `handrail hook claude || exit 2`).
+
+Reads stdin: {"hook_event_name": "PreToolUse", "tool_name", "tool_input", "cwd"}.
+  Bash {command}                                  judged as a shell command (its tier)
+  Edit, Write, MultiEdit {file_path}, NotebookEdit {notebook_path}   judged as edits
+  Read {file_path}, NotebookRead {notebook_path}  refused when the file holds secrets
+  Grep {pattern, path, glob}                      a search that reaches a secret is refused,
+                                                  or narrowed to leave it out (updatedInput)
+  any other tool                                  no opinion: Claude's own rules decide
+GitHub Copilot CLI runs this hook too, in Claude's shape with its own arguments (`path`,
+an apply_patch text for Edit); its broken calls are answered in JSON, not with exit 2.
+"""
+HELP_ENV = (("CLAUDE_CODE_ENTRYPOINT", "sdk-cli (claude -p): no one to ask, so tier 3 is a deny"),)
 
 
 def question(payload: object) -> Question | None:

@@ -37,6 +37,17 @@ SHELL_TOOLS = frozenset({"Bash", "shell", "local_shell", "exec_command", "contai
 PATCH_TOOLS = frozenset({"apply_patch", "ApplyPatch", "functions.apply_patch"})
 # `apply_patch <<'EOF' …` run through the shell is applied by Codex itself: an edit.
 PATCH_PROGRAMS = ("apply_patch", "applypatch")
+HELP = """
+Codex CLI's PreToolUse hook: allow or deny one tool call before it runs.
+Registered in .codex/hooks.json (hooks.PreToolUse; trust it in Codex's /hooks).
+
+Reads stdin: {"hook_event_name": "PreToolUse", "tool_name", "tool_input": {"command"}, "cwd"}.
+  Bash, shell, local_shell, exec_command, container.exec   judged as a shell command
+                                  (`command` a string, or an argv list from older builds)
+  apply_patch (or `apply_patch <<EOF` through the shell)   judged as edits of the files
+                                  the patch adds, changes, deletes or moves
+  any other tool                  no opinion
+"""
 
 
 def question(payload: object) -> Question | None:

@@ -66,6 +66,24 @@ KEYS = (r"\{(?:up|down|left|right|backspace|delete|del|tab|escape|esc|home|end|p
 EVENTS = frozenset({"PreToolUse", "PostToolUse", "SessionStart", "UserPromptSubmit", "Stop", "SubagentStart",
                     "SubagentStop", "PreCompact", "preToolUse", "postToolUse", "sessionStart", "sessionEnd",
                     "userPromptSubmitted", "errorOccurred"})
+HELP = """
+GitHub Copilot's preToolUse hook: allow, ask or deny one tool call before it runs.
+For the CLI, the coding agent and VS Code's agent mode; registered in .github/hooks/handrail.json.
+
+Reads stdin, in one of two shapes:
+  CLI, coding agent: {"toolName", "toolArgs", "cwd"} (toolArgs an object, a JSON string
+    from older builds, or the raw patch text of apply_patch)
+  VS Code: Claude's shape {"hook_event_name", "tool_name", "tool_input", "cwd"}, answered
+    as Claude's {"hookSpecificOutput": {"permissionDecision", ...}}
+  bash, powershell, run_in_terminal, ... {command}   judged as a shell command
+  write_bash, write_powershell {input}   text typed into a shell, judged as a command
+  edit, create, str_replace_editor, apply_patch, ... {path}   judged as edits
+  view, read {path}   refused when the file holds secrets
+  grep, rg {paths, glob}   a search that reaches a secret is refused, or narrowed to leave
+    it out (modifiedArgs)
+  any other tool   no opinion: Copilot's own rules decide
+Under -p Copilot refuses what the hook would ask about, with the reason.
+"""
 PRE_TOOL = frozenset({"PreToolUse", "preToolUse"})
 # The call being judged, for the reply: which shape it came in, and a search's own
 # arguments (narrowed with `modifiedArgs` rather than refused, where that keeps secrets out).

@@ -47,6 +47,19 @@ EVENTS = SHELL_EVENTS | READ_EVENTS | TOOL_EVENTS | frozenset({
     "beforeMCPExecution", "afterShellExecution", "afterMCPExecution", "afterFileEdit", "afterTabFileEdit", "stop",
     "beforeSubmitPrompt", "afterAgentResponse", "afterAgentThought", "sessionStart", "sessionEnd", "preCompact",
     "subagentStart", "subagentStop", "postToolUse", "postToolUseFailure", "workspaceOpen"})
+HELP = """
+Cursor's agent hook: allow, ask or deny one call before it runs.
+Registered in .cursor/hooks.json (beforeShellExecution, beforeReadFile, preToolUse).
+
+Reads stdin, by hook_event_name:
+  beforeShellExecution {command, cwd}            judged as a shell command
+  beforeReadFile, beforeTabFileRead {file_path}  refused when the file holds secrets
+  preToolUse {tool_name, tool_input}             Write, Edit, StrReplace, Delete, ... judged
+                                                 as edits; Shell as a command; Read as a read
+  workspace_roots                                the project folder, where Cursor names it
+Field names are partly unverified: the known variants are read. Every answer, a broken
+one included, is Cursor's JSON, its documented way to refuse.
+"""
 
 
 def question(payload: object) -> Question | None:

@@ -46,6 +46,22 @@ PATH_KEYS = ("file_path", "absolute_path", "path")
 # Gemini tests the matcher as an unanchored regular expression against the tool name.
 HOOK_MATCHER = ("^(run_shell_command|write_file|replace|edit|read_file|read_many_files|grep_search|glob"
                 "|list_directory)$")
+HELP = """
+Gemini CLI's BeforeTool hook: allow, ask or deny one tool call before it runs.
+Registered in .gemini/settings.json (hooks.BeforeTool).
+
+Reads stdin: {"hook_event_name": "BeforeTool", "tool_name", "tool_input", "cwd"}.
+  run_shell_command {command, dir_path}          judged as a shell command
+  write_file, replace, edit {file_path}          judged as edits (every spelling Gemini
+                                                 decodes a path to: %2E, a leading @)
+  read_file {file_path}, list_directory, glob    refused when they reach secrets
+  grep_search {include_pattern, dir_path}, read_many_files   searches: refused when
+                                                 they reach a secret file
+  any other tool                                 no opinion: Gemini's own rules decide
+Gemini asks its person only in an interactive run: in a headless one (-p, CI, piped
+input or output) tier 3 is a deny with the reason.
+"""
+HELP_ENV = (("CI, GITHUB_ACTIONS", "true: Gemini runs headless, so tier 3 is a deny (as Gemini itself reads them)"),)
 
 
 def question(payload: object) -> Question | None:

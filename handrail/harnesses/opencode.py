@@ -51,6 +51,19 @@ READ_TOOLS = frozenset({"read"})
 SEARCH_TOOLS = frozenset({"grep"})
 # OpenCode 1.18 skips every plugin, the project's own included, under `--pure` or OPENCODE_PURE=1.
 TRUST = "nothing: OpenCode loads .opencode/plugin/ in any folder (not under --pure or OPENCODE_PURE=1)"
+HELP = """
+OpenCode's pre-tool hook: allow or deny one tool call before it runs.
+Called by handrail's plugin .opencode/plugin/handrail.js from its tool.execute.before.
+
+Reads stdin: {"tool", "args", "directory"} (`worktree` where `directory` is absent).
+  bash {command}                        judged as a shell command
+  edit, write, multiedit {filePath}; patch, apply_patch {patchText}   judged as edits
+  read {filePath}                       refused when it reaches secrets
+  grep {path, include}                  a search that reaches a secret is refused, or
+                                        narrowed ("narrow": {"include": G}) to leave it out
+  any other tool                        no opinion: OpenCode's permission rules decide
+The plugin throws the message as the tool's error on anything but allow, notify and none.
+"""
 
 
 def question(payload: object) -> Question | None:

@@ -46,6 +46,18 @@ GREP_TOOLS = frozenset({"grep_search", "search_file_content"})
 TOOLS = ("run_shell_command", "monitor", "write_file", "edit", "replace", "read_file", "read_many_files",
          "grep_search", "search_file_content", "lsp")
 HOOK_MATCHER = "^(" + "|".join(TOOLS) + ")$"
+HELP = """
+Qwen Code's PreToolUse hook: allow or deny one tool call just before it runs.
+It runs after Qwen's own approval, so it has the last word. Registered in .qwen/settings.json
+(hooks.PreToolUse).
+
+Reads stdin: {"hook_event_name": "PreToolUse", "tool_name", "tool_input", "cwd"}, with
+Gemini CLI's tool names:
+  run_shell_command, monitor {command, directory}   judged as a shell command
+  write_file, edit, replace {file_path}             judged as edits
+  read_file, read_many_files, grep_search, lsp      refused when they reach secrets
+  any other tool                                    no opinion
+"""
 
 
 def question(payload: object) -> Question | None:
