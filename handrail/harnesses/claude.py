@@ -201,6 +201,7 @@ def main(argv: list[str]) -> int:
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from handrail.native import JsonFile, TextFile
+    from handrail.policy.allowrules import AllowRule
     from handrail.policy.protocol import Protocol
 
 HOOK_FILE = ".claude/settings.json"
@@ -272,3 +273,27 @@ def native_files(proto: Protocol) -> list[JsonFile | TextFile]:
         native.ListSlot(("hooks", "PreToolUse"), [pre_tool], ours),
         native.ListSlot(("hooks", "SessionStart"), [session], ours),
     ])]
+
+
+# Settings files whose `permissions.allow` a person may fill: the team's and their own.
+ALLOW_FILES = (HOOK_FILE, ".claude/settings.local.json")
+
+
+def hand_allow_rules(project: str, owned: dict[str, dict[str, list[object]]]) -> list[AllowRule]:
+    """The `Bash(…)` allow rules in Claude's settings that handrail did not write (it writes none).
+    Claude reads `Bash(x:*)` as a prefix, `*` as any text, and `Bash(x)` as that command only."""
+    from handrail import native
+    from handrail.policy.allowrules import EXACT, paren_rule
+
+    out = []
+    for rel in ALLOW_FILES:
+        data = native.user_json(project, rel)
+        allow = data.get("permissions", {}).get("allow") if isinstance(data, dict) else None
+        mine = owned.get(rel, {}).get("permissions.allow", [])
+        fix = (f"remove it from permissions.allow in {rel}, or narrow it to commands that are never tier 3: "
+               "handrail's hook allows tier 1 and 2 itself")
+        for entry in allow if isinstance(allow, list) else []:
+            rule = None if entry in mine else paren_rule(entry, ("Bash",), rel, fix, bare=EXACT)
+            if rule is not None:
+                out.append(rule)
+    return out

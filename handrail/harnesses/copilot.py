@@ -229,6 +229,7 @@ if TYPE_CHECKING:
     from typing import Any
 
     from handrail.native import JsonFile, TextFile
+    from handrail.policy.allowrules import AllowRule
     from handrail.policy.protocol import Protocol
 
 HOOK_FILE = ".github/hooks/handrail.json"
@@ -276,3 +277,35 @@ def trust_state(project: str, home: str) -> bool | None:
         if any(p == top or p.startswith(top.rstrip(os.sep) + os.sep) for p in here):
             return True
     return False
+
+
+VSCODE_SETTINGS = ".vscode/settings.json"
+# VS Code's agent mode runs these terminal commands without asking: a key is a command prefix,
+# or `/regex/` (flags after it); `true` (or `{"approve": true}`) approves it.
+AUTO_APPROVE = ("chat.tools.terminal.autoApprove", "github.copilot.chat.agent.terminal.allowList")
+
+
+def hand_allow_rules(project: str, owned: dict[str, dict[str, list[object]]]) -> list[AllowRule]:
+    """The terminal commands VS Code's Copilot agent runs without asking, from the project's
+    .vscode/settings.json (handrail writes none; the Copilot CLI has no project allow file)."""
+    from handrail import native
+    from handrail.policy.allowrules import PREFIX, REGEX
+    from handrail.policy.allowrules import AllowRule as Rule
+
+    del owned
+    data = native.user_json(project, VSCODE_SETTINGS, comments=True)
+    out = []
+    for key in AUTO_APPROVE:
+        rules = data.get(key) if isinstance(data, dict) else None
+        fix = f"remove it from {key} in {VSCODE_SETTINGS}, or set it to false"
+        for pattern, value in rules.items() if isinstance(rules, dict) else []:
+            if value is not True and not (isinstance(value, dict) and value.get("approve") is True):
+                continue
+            shown = f"{key}: {pattern!r}"
+            if pattern.startswith("/") and pattern.rfind("/") > 0:
+                body, flags = pattern[1:pattern.rfind("/")], pattern[pattern.rfind("/") + 1:]
+                out.append(Rule(VSCODE_SETTINGS, shown, REGEX, f"(?{flags.replace('g', '')})" * bool(
+                    flags.replace("g", "")) + body, fix))
+            else:
+                out.append(Rule(VSCODE_SETTINGS, shown, PREFIX, pattern, fix))
+    return out

@@ -137,6 +137,7 @@ if TYPE_CHECKING:
     from typing import Any
 
     from handrail.native import JsonFile, TextFile
+    from handrail.policy.allowrules import AllowRule
     from handrail.policy.protocol import Protocol
 
 HOOK_FILE = ".cursor/hooks.json"
@@ -155,3 +156,21 @@ def native_files(proto: Protocol) -> list[JsonFile | TextFile]:
     slots.append(native.ListSlot(("hooks", "sessionStart"),
                                  [{"command": f"handrail hook session-start --harness {NAME}"}], ours))
     return [native.JsonFile(HOOK_FILE, slots, defaults=[(("version",), 1)])]
+
+
+CLI_FILE = ".cursor/cli.json"
+
+
+def hand_allow_rules(project: str, owned: dict[str, dict[str, list[object]]]) -> list[AllowRule]:
+    """`Shell(…)` entries of `.cursor/cli.json` `permissions.allow` (handrail writes none), which
+    the Cursor CLI reads as a command base: `Shell(git)` admits every git command."""
+    from handrail import native
+    from handrail.policy.allowrules import PREFIX, paren_rule
+
+    del owned
+    data = native.user_json(project, CLI_FILE)
+    permissions = data.get("permissions") if isinstance(data, dict) else None
+    allow = permissions.get("allow") if isinstance(permissions, dict) else None
+    fix = f"remove it from permissions.allow in {CLI_FILE}: handrail's hook allows tier 1 and 2 itself"
+    rules = [paren_rule(e, ("Shell",), CLI_FILE, fix, bare=PREFIX) for e in allow or [] if isinstance(allow, list)]
+    return [r for r in rules if r is not None]
