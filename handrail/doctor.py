@@ -290,7 +290,21 @@ def check_git_hooks(project: str) -> list[Finding]:
         state = "not handrail's" if os.path.lexists(post) else "not installed"
         out.append(Finding("git-hooks", WARNING, f"git post-commit hook: {state}, so living memory does not "
                            "notice commits", install, FIX_HOOKS))
+    elif not plain and set(HOOK_IDS.values()) & ids and not _framework_post_commit(post, ids):
+        out.append(Finding("git-hooks", WARNING, "git post-commit hook: the pre-commit framework does not run "
+                           "handrail-post-commit there, so living memory does not notice commits",
+                           "run `handrail init --pre-commit` (or `handrail doctor --fix`)", FIX_HOOKS))
     return out
+
+
+def _framework_post_commit(path: str, ids: set[str]) -> bool:
+    """The framework's post-commit hook is installed and the config lists handrail's hook for it."""
+    try:
+        with open(path, encoding="utf-8", errors="replace") as f:
+            installed = FRAMEWORK_MARK in f.read()
+    except OSError:
+        installed = False
+    return installed and "handrail-post-commit" in ids
 
 
 # --------------------------------------------------------------------------- harness hooks
