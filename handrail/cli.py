@@ -214,8 +214,10 @@ def task_show(slug: str, project: str, as_json: bool) -> None:
 
 
 def actor() -> str:
-    """Who is acting, for histories: the agent where the environment names one."""
-    return os.environ.get("HANDRAIL_AGENT") or os.environ.get("USER") or "unknown"
+    """Who is acting, for histories: the agent where the environment shows one."""
+    from handrail.policy.agents import acting
+
+    return acting(os.environ) or os.environ.get("USER") or "unknown"
 
 
 def who_acts(project: str) -> tuple[str, str | None]:

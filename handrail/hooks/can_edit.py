@@ -63,7 +63,9 @@ def _main(argv: list[str], as_json: bool) -> int:
         answer = can_edit(project, task=opts.get("--task"), file=file, tree=tree,  # type: ignore[arg-type]
                           base=given)
         # The acting agent's autonomy envelope can only take an allowed answer away.
-        agent = str(opts.get("--agent") or os.environ.get("HANDRAIL_AGENT") or "") or None
+        from handrail.policy.agents import acting
+
+        agent = acting(os.environ, given=opts.get("--agent"))  # type: ignore[arg-type]
         if answer["allowed"] and agent:
             from handrail.records.envelope_states import apply_to_edit
 

@@ -95,7 +95,7 @@ def record(project: str, event_type: str, *, agent: str | None = None, task: str
     event: dict[str, Any] = {
         "created_at": stamp(),
         "event_type": event_type,
-        "agent": _utf8(agent if agent is not None else os.environ.get("HANDRAIL_AGENT")),
+        "agent": _utf8(agent if agent is not None else acting_agent()),
         "task": _utf8(task),
         "topic": _utf8(topic),
         "message": _utf8(message),
@@ -187,6 +187,13 @@ def explain(e: BaseException) -> str:
     if is_locked(e):
         return f"another process holds it locked (gave up after {WRITE_WAIT_MS} ms)"
     return " ".join(str(e).split()) or type(e).__name__
+
+
+def acting_agent() -> str | None:
+    """Whom an event is recorded for when the caller names nobody: `policy.agents.acting`."""
+    from handrail.policy.agents import acting
+
+    return acting(os.environ)
 
 
 def stamp() -> str:

@@ -1,0 +1,104 @@
+"""One answer per question: each decision made in one place, and every entry point asking it.
+
+Each test feeds the same input through every entry point that answers the question and
+expects one answer; where behaviour cannot show a second answer creeping back, a test
+reads the source and finds the one module allowed to decide."""
+
+from __future__ import annotations
+
+import ast
+import json
+from pathlib import Path
+
+import pytest
+from helpers import run_handrail
+from hookkit import events, hook
+
+import handrail
+from handrail.policy import agents
+
+PACKAGE = Path(handrail.__file__).parent
+
+
+def sources() -> list[tuple[str, ast.Module]]:
+    """(path relative to the package, its syntax tree) for every module of handrail."""
+    return [(p.relative_to(PACKAGE).as_posix(), ast.parse(p.read_text(encoding="utf-8")))
+            for p in sorted(PACKAGE.rglob("*.py"))]
+
+
+# --------------------------------------------------------------------------- the acting agent
+
+# The same agent, told three ways: its harness's own marker, handrail's, the generic one.
+AS_CLAUDE = ({"CLAUDECODE": "1"}, {"HANDRAIL_AGENT": "claude"}, {"AI_AGENT": "claude"})
+
+
+def _supervise(project: Path, *task_types: str) -> None:
+    assert run_handrail("autonomy", "init", "claude", "--owner", "op", cwd=project).returncode == 0
+    for task_type in task_types:
+        r = run_handrail("autonomy", "set", "claude", task_type, "needsFullSupervision", "--note", "n", cwd=project)
+        assert r.returncode == 0, r.stderr
+
+
+def _hook_claude(project: Path, tool: str, tool_input: dict, env: dict[str, str]) -> str:
+    payload = {"hook_event_name": "PreToolUse", "cwd": str(project), "tool_name": tool, "tool_input": tool_input}
+    r = hook("claude", payload, cwd=project, env=env)
+    assert r.code == 0 and r.json is not None, r
+    return str(r.json["hookSpecificOutput"]["permissionDecision"])
+
+
+@pytest.mark.parametrize("env", AS_CLAUDE, ids=lambda e: next(iter(e)))
+def test_classify_and_the_hook_agree_on_who_acts(project: Path, env: dict[str, str]) -> None:
+    _supervise(project, "shell")
+    r = run_handrail("classify", "--json", "git status", cwd=project, env=env)
+    answer = json.loads(r.stdout.strip().splitlines()[-1])
+    assert (r.returncode, answer["decision"]) == (1, "ask"), r
+    assert answer["envelope"]["state"] == "needsFullSupervision"
+    assert _hook_claude(project, "Bash", {"command": "git status"}, env) == "ask"
+
+
+@pytest.mark.parametrize("env", AS_CLAUDE, ids=lambda e: next(iter(e)))
+def test_can_edit_and_the_hook_agree_on_who_acts(project: Path, env: dict[str, str]) -> None:
+    _supervise(project, "code-inline")
+    r = run_handrail("can-edit", "--json", "--file", "src/app.py", cwd=project, env=env)
+    assert r.returncode == 1 and json.loads(r.stdout)["reason"].startswith("envelope"), r
+    assert _hook_claude(project, "Edit", {"file_path": str(project / "src/app.py"), "old_string": "a",
+                                          "new_string": "b"}, env) == "deny"
+
+
+def test_a_person_is_bound_by_no_envelope_anywhere(project: Path) -> None:
+    _supervise(project, "shell", "code-inline")
+    assert run_handrail("classify", "git status", cwd=project).returncode == 0
+    assert run_handrail("can-edit", "--file", "src/app.py", cwd=project).returncode == 0
+
+
+def test_an_event_names_the_agent_its_marker_shows(project: Path) -> None:
+    r = run_handrail("notify", "--level", "info", "--topic", "t", "--message", "hello", cwd=project,
+                     env={"CLAUDECODE": "1"})
+    assert r.returncode == 0, r.stderr
+    assert [e["agent"] for e in events(project) if e["event_type"] == "notify_info"] == ["claude"]
+
+
+def _marker_reads(tree: ast.Module) -> set[str]:
+    """Marker variables read by name: `env.get("CLAUDECODE")`, `environ["OPENCODE"]`, `"X" in env`."""
+    found: set[str] = set()
+    for node in ast.walk(tree):
+        keys: list[ast.expr] = []
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in ("get", "pop"):
+            keys = node.args[:1]
+        elif isinstance(node, ast.Subscript):
+            keys = [node.slice]
+        elif isinstance(node, ast.Compare) and any(isinstance(op, ast.In | ast.NotIn) for op in node.ops):
+            keys = [node.left]
+        found |= {k.value for k in keys if isinstance(k, ast.Constant) and k.value in agents.VARIABLES}
+    return found
+
+
+# Not "who acts" but another question a marker answers: whether Claude Code's SDK mode has a
+# person to ask (harnesses/claude.py CAN_ASK).
+_OTHER_QUESTIONS = {"harnesses/claude.py": {"CLAUDE_CODE_ENTRYPOINT"}}
+
+
+def test_only_policy_agents_reads_the_agent_markers() -> None:
+    readers = {path: reads - _OTHER_QUESTIONS.get(path, set()) for path, tree in sources()
+               if path != "policy/agents.py" and (reads := _marker_reads(tree))}
+    assert {p: r for p, r in readers.items() if r} == {}
