@@ -102,3 +102,42 @@ def test_only_policy_agents_reads_the_agent_markers() -> None:
     readers = {path: reads - _OTHER_QUESTIONS.get(path, set()) for path, tree in sources()
                if path != "policy/agents.py" and (reads := _marker_reads(tree))}
     assert {p: r for p, r in readers.items() if r} == {}
+
+
+# --------------------------------------------------------------------------- the clock
+
+PINNED = "2031-02-03T04:05:06Z"
+
+
+def test_every_stored_time_reads_the_one_clock(project: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    pinned = {"HANDRAIL_NOW": PINNED}
+    assert run_handrail("task", "new", "later", cwd=project, env=pinned).returncode == 0
+    assert run_handrail("autonomy", "init", "claude", "--owner", "op", cwd=project, env=pinned).returncode == 0
+    assert run_handrail("notify", "--level", "info", "--topic", "t", "--message", "m", cwd=project,
+                        env=pinned).returncode == 0
+    task = json.loads((project / ".handrail" / "tasks" / "later" / "task.json").read_text())
+    assert {task["created_at"], task["updated_at"], *(h["at"] for h in task["history"])} == {PINNED}
+    assert f"updated: '{PINNED}'" in (project / "agents" / "claude" / "autonomy-envelope.md").read_text()
+    assert [e["created_at"] for e in events(project) if e["event_type"] == "notify_info"] == [PINNED]
+    from handrail.policy import gates
+
+    monkeypatch.setenv("HANDRAIL_NOW", PINNED)
+    gate = gates.request(str(project / ".handrail" / "tasks" / "later"), "later", "publish", "r1", paths=[], why="w")
+    assert gate["at"] == PINNED
+
+
+# Calls that read the machine's clock; only records/clock.py may make them.
+_CLOCK_CALLS = {("time", "gmtime"), ("time", "localtime"), ("time", "strftime"), ("datetime", "now"),
+                ("datetime", "utcnow"), ("datetime", "today"), ("date", "today")}
+# Backup folder names: a unique folder for each write, not a stored time (claimed where backups are made).
+_BACKUP_STAMPS = {"permissions.py", "install_hooks.py", "records/envelope.py"}
+
+
+def test_only_the_clock_reads_the_time_of_day() -> None:
+    readers = set()
+    for path, tree in sources():
+        for node in ast.walk(tree):
+            if (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
+                    and isinstance(node.func.value, ast.Name) and (node.func.value.id, node.func.attr) in _CLOCK_CALLS):
+                readers.add(path)
+    assert readers - _BACKUP_STAMPS == {"records/clock.py"}
