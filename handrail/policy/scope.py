@@ -24,13 +24,20 @@ AGENTS = "agents"
 BUILTIN_FORBIDDEN = "handrail default-forbidden paths"
 BUILTIN_PROTECTED = "handrail protected paths"
 
-# (pattern, whom it binds, why). Secrets bind everyone; generated trees and lock
-# files bind agents only, so a human updating a lock file is never stopped.
-DEFAULT_FORBIDDEN: tuple[tuple[str, str, str], ...] = (
+# (pattern, whom it binds, why). The one list of a project's secret paths: nobody changes
+# them, and an agent may not read them either (shell/reads.py, the hooks' read and search
+# checks, the harnesses' native read denies).
+SECRETS: tuple[tuple[str, str, str], ...] = (
     (".env*", EVERYONE, "environment files hold secrets (not the templates: .env.example, .env.sample, …)"),
     ("*.pem", EVERYONE, "private keys and certificates"),
     ("*.key", EVERYONE, "private keys"),
     ("**/secrets/**", EVERYONE, "secrets folder, at any depth"),
+)
+SECRET_PATHS: tuple[str, ...] = tuple(p for p, _who, _why in SECRETS)
+
+# Secrets bind everyone; generated trees and lock files bind agents only, so a human
+# updating a lock file is never stopped.
+DEFAULT_FORBIDDEN: tuple[tuple[str, str, str], ...] = SECRETS + (
     (".git/**", EVERYONE, "git's own database and hooks"),
     (".git", EVERYONE, "git's own database and hooks (a worktree's .git file, a submodule's folder)"),
     ("**/node_modules/**", AGENTS, "installed packages are generated, not edited"),

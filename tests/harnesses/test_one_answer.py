@@ -141,3 +141,43 @@ def test_only_the_clock_reads_the_time_of_day() -> None:
                     and isinstance(node.func.value, ast.Name) and (node.func.value.id, node.func.attr) in _CLOCK_CALLS):
                 readers.add(path)
     assert readers - _BACKUP_STAMPS == {"records/clock.py"}
+
+
+# --------------------------------------------------------------------------- the secret paths
+
+# A file each secret pattern names: a pattern added to scope.SECRETS needs one here.
+SECRET_EXAMPLES = {".env*": ".env.local", "*.pem": "certs/site.pem", "*.key": "deploy.key",
+                   "**/secrets/**": "config/secrets/db.txt"}
+
+
+def test_every_secret_path_has_an_example() -> None:
+    from handrail.policy import scope
+
+    assert set(SECRET_EXAMPLES) == set(scope.SECRET_PATHS)
+
+
+@pytest.mark.parametrize("pattern, path", sorted(SECRET_EXAMPLES.items()))
+def test_a_secret_is_one_answer_for_reading_searching_and_editing(project: Path, pattern: str, path: str) -> None:
+    (project / path).parent.mkdir(parents=True, exist_ok=True)
+    (project / path).write_text("TOKEN=1\n")
+    read = hook("claude", {"hook_event_name": "PreToolUse", "cwd": str(project), "tool_name": "Read",
+                           "tool_input": {"file_path": str(project / path)}}, cwd=project).json
+    assert read is not None and read["hookSpecificOutput"]["permissionDecision"] == "deny"
+    assert pattern in read["hookSpecificOutput"]["permissionDecisionReason"]
+    shell = run_handrail("classify", "--json", f"cat {path}", cwd=project)
+    assert (shell.returncode, json.loads(shell.stdout)["tier"]) == (1, 3), shell
+    search = hook("claude", {"hook_event_name": "PreToolUse", "cwd": str(project), "tool_name": "Grep",
+                             "tool_input": {"pattern": "TOKEN", "path": str((project / path).parent)}},
+                  cwd=project).json
+    assert search is not None and search["hookSpecificOutput"]["permissionDecision"] in ("deny", "allow")
+    assert "secret" in search["hookSpecificOutput"]["permissionDecisionReason"]
+    edit = run_handrail("can-edit", "--json", "--file", path, cwd=project)
+    assert (edit.returncode, json.loads(edit.stdout)["rule"]) == (1, pattern), edit
+
+
+def test_the_secret_patterns_are_written_in_one_module() -> None:
+    from handrail.policy import scope
+
+    writers = {path for path, tree in sources() for node in ast.walk(tree)
+               if isinstance(node, ast.Constant) and node.value in scope.SECRET_PATHS}
+    assert writers == {"policy/scope.py"}
