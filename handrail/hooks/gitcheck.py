@@ -16,7 +16,6 @@ from handrail.policy import contract as contracts
 from handrail.policy import gates as gatemod
 from handrail.policy import protocol as protocols
 from handrail.policy import tasks as taskmod
-from handrail.policy.globs import PatternSet
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -34,16 +33,7 @@ def load_policy(project: str, env: Mapping[str, str]) -> gitrules.GitPolicy:
     edit = []
     for task in taskmod.edit_tasks(every):
         shown = os.path.join(taskmod.TASKS_DIR, task.slug, contracts.CONTRACT_FILE)
-        c = contracts.load(task.dir, shown)
-        approved = gatemod.approved_themes(task.dir)
-        if c is None:
-            edit.append(gitrules.TaskRules(task.slug, None, None, (), approved, {}))
-            continue
-        gates = tuple((theme, PatternSet(list(paths), ignore_case=True))
-                      for theme, paths in c.gate_paths().items() if paths)
-        gov = c.governor()
-        limits = {k: gov[k] for k in ("max_changed_files", "max_diff_lines")}
-        edit.append(gitrules.TaskRules(task.slug, shown, c.scope(shown), gates, approved, limits))
+        edit.append(gitrules.task_rules(task.slug, contracts.load(task.dir, shown), gatemod.approved_themes(task.dir)))
     return gitrules.GitPolicy(
         agent=agents.detect(env),
         edit_task_required_for=required_for,

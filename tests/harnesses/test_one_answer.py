@@ -181,3 +181,33 @@ def test_the_secret_patterns_are_written_in_one_module() -> None:
     writers = {path for path, tree in sources() for node in ast.walk(tree)
                if isinstance(node, ast.Constant) and node.value in scope.SECRET_PATHS}
     assert writers == {"policy/scope.py"}
+
+
+# --------------------------------------------------------------------------- budgets and gate matching
+
+def test_the_loop_runner_matches_gates_and_limits_through_the_git_rules() -> None:
+    """The loop asks policy.gitrules (gate_hits, limit_problems); it compiles no gate pattern
+    and compares no governor limit of its own."""
+    for path, tree in sources():
+        if not path.startswith("loop/"):
+            continue
+        for node in ast.walk(tree):
+            assert not (isinstance(node, ast.Name) and node.id == "PatternSet"), path
+            assert not (isinstance(node, ast.Attribute) and node.attr == "gate_paths"), path
+            assert not (isinstance(node, ast.Constant) and node.value in ("max_changed_files", "max_diff_lines")), path
+
+
+def test_the_loop_and_the_hooks_match_a_gate_alike() -> None:
+    """Case ignored as the hooks ignore it: `SRC/Auth/**` gates `src/auth/login.py` in both."""
+    from handrail.loop import runner
+    from handrail.policy import gitrules
+    from handrail.policy.contract import Contract
+
+    contract = Contract({"allowed_files": ["src/**"], "governor": {"max_changed_files": 1, "max_diff_lines": 4},
+                         "human_gate": {"required_for": ["auth_permission_change", "policy_change"],
+                                        "paths": {"auth_permission_change": ["SRC/Auth/**"]}}},
+                        ".handrail/tasks/t/harness-contract.json")
+    paths = {"src/auth/login.py", "src/app.py", ".claude/settings.json"}
+    rules = gitrules.task_rules("t", contract, frozenset())
+    hook_gates = {theme for theme, _hit in gitrules.gate_hits(sorted(paths), rules).items()}
+    assert set(runner.gate_hits(contract, paths, "t")) == hook_gates - {"policy_change"} == {"auth_permission_change"}
