@@ -118,6 +118,7 @@ def task_rules(slug: str, contract: Contract | None, approved: frozenset[str]) -
 class TaskState(NamedTuple):
     slug: str
     phase: str
+    editing: bool = False                         # in an edit phase handrail itself set
 
 
 class GitPolicy(NamedTuple):

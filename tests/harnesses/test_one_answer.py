@@ -11,7 +11,7 @@ import json
 from pathlib import Path
 
 import pytest
-from helpers import run_handrail
+from helpers import git, run_handrail
 from hookkit import events, hook
 
 import handrail
@@ -211,3 +211,29 @@ def test_the_loop_and_the_hooks_match_a_gate_alike() -> None:
     rules = gitrules.task_rules("t", contract, frozenset())
     hook_gates = {theme for theme, _hit in gitrules.gate_hits(sorted(paths), rules).items()}
     assert set(runner.gate_hits(contract, paths, "t")) == hook_gates - {"policy_change"} == {"auth_permission_change"}
+
+
+# --------------------------------------------------------------------------- the rules in force
+
+def test_guard_shows_the_rules_the_commit_hook_enforces(project: Path) -> None:
+    contract = project / ".handrail" / "tasks" / "login" / "harness-contract.json"
+    contract.write_text(json.dumps({"allowed_files": ["src/**"], "forbidden_files": ["src/vendor/**"],
+                                    "governor": {"max_changed_files": 1}}))
+    shown = json.loads(run_handrail("guard", "--json", cwd=project).stdout)
+    assert [(b["task"], b["max_changed_files"]) for b in shown["budgets"]] == [("login", 1)]
+    budget_source = shown["budgets"][0]["source"]
+    contract_rules = {(r["kind"], r["pattern"]) for r in shown["path_rules"] if r["task"] == "login"}
+    assert contract_rules == {("contract_allowed", "src/**"), ("contract_forbidden", "src/vendor/**")}
+    for name in ("a.py", "b.py"):
+        (project / "src" / name).write_text("x = 1\n")
+    git(project, "add", "src/a.py", "src/b.py")
+    commit = run_handrail("hook", "pre-commit", cwd=project)
+    assert commit.returncode == 1, commit
+    assert f"governor.max_changed_files from {budget_source}" in commit.stdout + commit.stderr
+
+
+def test_one_module_builds_the_git_policy() -> None:
+    builders = {path for path, tree in sources() for node in ast.walk(tree)
+                if isinstance(node, ast.Call) and getattr(node.func, "attr", getattr(node.func, "id", None))
+                in ("GitPolicy", "TaskRules")}
+    assert builders == {"policy/guard.py", "policy/gitrules.py"}
