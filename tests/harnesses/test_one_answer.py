@@ -237,3 +237,29 @@ def test_one_module_builds_the_git_policy() -> None:
                 if isinstance(node, ast.Call) and getattr(node.func, "attr", getattr(node.func, "id", None))
                 in ("GitPolicy", "TaskRules")}
     assert builders == {"policy/guard.py", "policy/gitrules.py"}
+
+
+# --------------------------------------------------------------------------- the harness files
+
+def test_every_file_a_harness_writes_is_protected_and_rechecked(project: Path) -> None:
+    """The registry (policy/harnessfiles.py) covers what each harness module writes: scope
+    protects it, and a change to it re-runs `handrail permissions --check` (init.GENERATED)."""
+    import importlib
+    import re
+
+    from handrail import init, permissions
+    from handrail.policy import harnessfiles, scope
+    from handrail.policy import protocol as protocols
+
+    proto = protocols.load(str(project))
+    written = {name: [spec.path for spec in importlib.import_module(f"handrail.harnesses.{name}").native_files(proto)]
+               for name in permissions.HARNESSES}
+    assert all(written.values())
+    for name, paths in written.items():
+        for path in paths:
+            refusal = scope.path_refusal(path, None, agent=True)
+            assert refusal is not None and refusal.reason == scope.PROTECTED_PATH, (name, path)
+            row = [f for f in harnessfiles.FILES if f.pattern == refusal.rule]
+            assert [f.harness for f in row] == [name], (name, path, refusal.rule)
+            assert re.search(init.GENERATED, path), (name, path)
+    assert {f.harness for f in harnessfiles.FILES} - set(written) == {"aider"}  # written by init, not permissions
