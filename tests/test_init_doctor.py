@@ -179,7 +179,8 @@ def test_the_local_pre_commit_hooks_are_the_published_ones() -> None:
 def test_doctor_is_ok_right_after_init(guarded: Path, handrail) -> None:  # type: ignore[no-untyped-def]
     code, report = doctor(handrail, guarded)
     assert code == 0 and report["ok"] is True and report["errors"] == 0
-    assert set(report["checks"]) == {"policy", "files", "git-hooks", "harness-hooks", "runtime", "advice"}
+    assert set(report["checks"]) == {"policy", "files", "allow-rules", "git-hooks", "harness-hooks", "runtime",
+                                     "advice"}
     assert findings(report, "advice") == ["warning: no task is in an edit phase, so agents cannot edit anything"]
     assert report["runtime"]["python"] and report["runtime"]["pygit2"]
     r = handrail("doctor", cwd=guarded, env=ON_PATH)
