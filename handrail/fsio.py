@@ -26,11 +26,6 @@ if TYPE_CHECKING:
     from typing import Any
 
 
-def utc_now() -> str:
-    """UTC time as ISO 8601 with a `Z`, without importing datetime."""
-    return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
-
-
 def read_text(path: str) -> str:
     try:
         with open(path, encoding="utf-8") as f:

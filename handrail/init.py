@@ -17,6 +17,7 @@ from typing import Any, NamedTuple
 
 from handrail.errors import HandrailError
 from handrail.fsio import atomic_write, dump_json, read_text
+from handrail.policy import harnessfiles
 from handrail.policy import protocol as protocols
 
 IGNORE_FILE = os.path.join(".handrail", ".gitignore")
@@ -50,9 +51,9 @@ def local_entry(args: str, what: str) -> str:
 # `.pre-commit-hooks.yaml`, run from the handrail installed here (`language: system`,
 # through local_entry), so that committing needs no network; and a check that the
 # permission files still match the protocol when either changes.
-GENERATED = (r"^(\.handrail/autonomy-protocol\.json|\.aioson/config/autonomy-protocol\.json|\.handrail/generated\.json"
-             r"|\.claude/settings\.json|\.codex/|opencode\.json|\.opencode/plugin/|\.gemini/settings\.json|\.gemini/policies/"
-             r"|\.cursor/hooks\.json|\.github/hooks/|\.clinerules/hooks/|\.qwen/settings\.json)")
+GENERATED = "^(" + "|".join((r"\.handrail/autonomy-protocol\.json", r"\.aioson/config/autonomy-protocol\.json",
+                              r"\.handrail/generated\.json",
+                              *(harnessfiles.regex(f.pattern) for f in harnessfiles.FILES if f.generated))) + ")"
 LOCAL_HOOKS = (
     {"id": "handrail-pre-commit", "name": "handrail (commit)", "entry": local_entry("hook pre-commit", "commit"),
      "language": "system", "stages": ["pre-commit"], "pass_filenames": False, "always_run": True},

@@ -90,9 +90,8 @@ def path_denies() -> list[str]:
 
 
 def secret_paths() -> list[str]:
-    """The default-forbidden paths that hold secrets (those binding everyone, git's own aside):
-    an agent may not read them either."""
-    return [p for p, who, _why in scope.DEFAULT_FORBIDDEN if who == scope.EVERYONE and not p.startswith(".git")]
+    """The project's secret paths (scope.SECRETS): an agent may not read them either."""
+    return list(scope.SECRET_PATHS)
 
 
 def user_json(project: str, rel: str, *, comments: bool = False) -> Any:

@@ -34,10 +34,11 @@ from types import ModuleType
 from typing import Any, NamedTuple
 
 from handrail.errors import HandrailError
-from handrail.fsio import atomic_write, dump_json, utc_now
+from handrail.fsio import atomic_write, dump_json
 from handrail.native import JsonFile, ShapeError, TextFile, merge, unique
 from handrail.policy import protocol as protocols
 from handrail.policy.protocol import Protocol
+from handrail.records.clock import now_iso
 
 HARNESSES = ("claude", "codex", "opencode", "gemini", "cursor", "copilot", "cline", "qwen")
 RECORD = ".handrail/generated.json"
@@ -188,7 +189,7 @@ def record_text(files: Owned, writing: Owned | None = None) -> str:
                                           "that regenerating replaces it. Generated: do not edit.",
                                "files": dict(sorted(files.items()))}
     if writing is not None:
-        data["writing"] = {"since": utc_now(), "pid": os.getpid(), "files": dict(sorted(writing.items()))}
+        data["writing"] = {"since": now_iso(), "pid": os.getpid(), "files": dict(sorted(writing.items()))}
     return dump_json(data)
 
 

@@ -9,8 +9,10 @@ from handrail.errors import HandrailError, Refused
 
 
 def actor() -> str:
-    """Who is acting, for histories: the agent where the environment names one."""
-    return os.environ.get("HANDRAIL_AGENT") or os.environ.get("USER") or "unknown"
+    """Who is acting, for histories: the agent where the environment shows one."""
+    from handrail.policy.agents import acting
+
+    return acting(os.environ) or os.environ.get("USER") or "unknown"
 
 
 def login() -> str:

@@ -33,12 +33,13 @@ Options:
   --task T      ask about this task only (default: every task in an edit phase)
   --file F      the file to edit; without it: may anything be edited now?
   --agent A     the acting agent: its autonomy envelope can only take an allow away
-                (default: the environment's HANDRAIL_AGENT)
+                (default: HANDRAIL_AGENT or AI_AGENT, else the harness the
+                environment's markers show: CLAUDECODE=1 is claude)
   --json        the answer as one JSON object, the last line of stdout
   -h, --help    this text
 
 Reads the project's .handrail/ (tasks, contracts, protocol, envelopes); no stdin.
-Environment: HANDRAIL_AGENT (see --agent); HANDRAIL_HOOK_DEADLINE_MS, the time to answer
+Environment: HANDRAIL_AGENT and the harnesses' markers (see --agent); HANDRAIL_HOOK_DEADLINE_MS, the time to answer
 in (default 2000 ms, at most 20000), past which the answer is the error too_slow.
 
 Answers: one line for a person on stdout ("allowed: ..." or "denied: ..., and the way
@@ -96,7 +97,9 @@ def _main(argv: list[str], as_json: bool) -> int:
         answer = can_edit(project, task=opts.get("--task"), file=file, tree=tree,  # type: ignore[arg-type]
                           base=given)
         # The acting agent's autonomy envelope can only take an allowed answer away.
-        agent = str(opts.get("--agent") or os.environ.get("HANDRAIL_AGENT") or "") or None
+        from handrail.policy.agents import acting
+
+        agent = acting(os.environ, given=opts.get("--agent"))  # type: ignore[arg-type]
         if answer["allowed"] and agent:
             from handrail.records.envelope_states import apply_to_edit
 

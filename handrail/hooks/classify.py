@@ -12,7 +12,7 @@ in order; its exit code is the worst of its answers (2 when a line was bad).
 With --project, tier-2 and tier-3 answers are recorded in the event log.
 One COMMAND is answered within the deadline of hooks/budget.py (past it: exit 2, the
 error `too_slow`), and a COMMAND over 128 KiB is refused before it is parsed.
-The acting agent (--agent, else HANDRAIL_AGENT) answers to its autonomy envelope:
+The acting agent (`policy.agents.acting`: --agent, else the environment's markers) answers to its autonomy envelope:
 `needsFullSupervision` on `shell` makes even a tier-1 command ask a human (exit 1).
 """
 
@@ -51,10 +51,11 @@ Options:
   --batch FILE|-   JSON Lines in ({"command": "..."} a line, - for stdin), one JSON answer
                    a line out, in order; a bad line answers {"decision": "error", ...}
   --agent A        the acting agent: an envelope that puts `shell` under full
-                   supervision makes even tier 1 ask a human (default: HANDRAIL_AGENT)
+                   supervision makes even tier 1 ask a human (default: HANDRAIL_AGENT
+                   or AI_AGENT, else the harness its markers show: CLAUDECODE=1 is claude)
   -h, --help       this text
 
-Environment: HANDRAIL_AGENT (see --agent); HANDRAIL_HOOK_DEADLINE_MS, the time one COMMAND
+Environment: HANDRAIL_AGENT and the harnesses' markers (see --agent); HANDRAIL_HOOK_DEADLINE_MS, the time one COMMAND
 is answered in (default 2000 ms, at most 20000; past it: exit 2, the error too_slow).
 A COMMAND over 128 KiB is refused before it is parsed.
 
@@ -119,7 +120,9 @@ def _main(argv: list[str], as_json: bool) -> int:
         if why:
             raise HandrailError(why, reason="bad_arguments")
         answer = commands.classify(command, eng, cwd=cwd, project=project, home=home, effects=as_json)
-        agent = opts.get("--agent") or os.environ.get("HANDRAIL_AGENT")
+        from handrail.policy.agents import acting
+
+        agent = acting(os.environ, given=opts.get("--agent"))  # type: ignore[arg-type]
         if agent and answer["tier"] in (1, 2):
             answer = _apply_envelope(project, str(agent), answer)
         out = _json(answer) if as_json else _text(answer)

@@ -3,7 +3,6 @@ changes against it, and saying no in a way a person can act on."""
 
 from __future__ import annotations
 
-import os
 import sys
 from collections.abc import Callable, Mapping
 
@@ -11,12 +10,7 @@ import pygit2
 
 from handrail import repo as git
 from handrail.errors import EXIT_DENIED, HandrailError
-from handrail.policy import agents, gitrules
-from handrail.policy import contract as contracts
-from handrail.policy import gates as gatemod
-from handrail.policy import protocol as protocols
-from handrail.policy import tasks as taskmod
-from handrail.policy.globs import PatternSet
+from handrail.policy import gitrules
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -24,35 +18,10 @@ if TYPE_CHECKING:
 
 
 def load_policy(project: str, env: Mapping[str, str]) -> gitrules.GitPolicy:
-    """The tasks, contracts, gates and protocol of `project`, as the git rules need them.
+    """The rules in force (`policy.guard.load_policy`, which `handrail guard` renders)."""
+    from handrail.policy.guard import load_policy as rules
 
-    A broken policy file raises PolicyError: the hook refuses rather than guesses.
-    """
-    proto = protocols.load(project)
-    required_for = proto.data.get("git", {}).get("edit_task_required_for", gitrules.EVERYONE)
-    every = taskmod.load_all(project)
-    edit = []
-    for task in taskmod.edit_tasks(every):
-        shown = os.path.join(taskmod.TASKS_DIR, task.slug, contracts.CONTRACT_FILE)
-        c = contracts.load(task.dir, shown)
-        approved = gatemod.approved_themes(task.dir)
-        if c is None:
-            edit.append(gitrules.TaskRules(task.slug, None, None, (), approved, {}))
-            continue
-        gates = tuple((theme, PatternSet(list(paths), ignore_case=True))
-                      for theme, paths in c.gate_paths().items() if paths)
-        gov = c.governor()
-        limits = {k: gov[k] for k in ("max_changed_files", "max_diff_lines")}
-        edit.append(gitrules.TaskRules(task.slug, shown, c.scope(shown), gates, approved, limits))
-    return gitrules.GitPolicy(
-        agent=agents.detect(env),
-        edit_task_required_for=required_for,
-        protocol=proto.source if proto.path is None else os.path.relpath(proto.source, project),
-        tasks=tuple(gitrules.TaskState(t.slug, t.phase) for t in every),
-        edit=tuple(edit),
-        protected_branches=tuple(proto.protected_branches),
-        write_paths=proto.write_paths(project),
-    )
+    return rules(project, env)
 
 
 def check_changes(changes: git.ChangeSet, policy: gitrules.GitPolicy, *, commit: str | None = None,

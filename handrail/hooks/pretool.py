@@ -440,7 +440,9 @@ def _answer(adapter: ModuleType, name: str, argv: list[str]) -> Answer:
     asked = adapter.question(payload)
     if asked is None:
         return Answer(NONE)
-    agent = str(opts.get("--agent") or os.environ.get("HANDRAIL_AGENT") or name)
+    from handrail.policy.agents import acting
+
+    agent = acting(os.environ, given=opts.get("--agent"), harness=name) or name  # type: ignore[arg-type]
     can_ask = bool(getattr(adapter, "CAN_ASK", False))
     if can_ask and hasattr(adapter, "can_ask_now"):
         can_ask = bool(adapter.can_ask_now())  # a harness that asks only when a person is there

@@ -81,7 +81,7 @@ def hooks_index(hooks: Mapping[str, str]) -> str:
 
 REASON = "<reason>"
 COMMON_ENV = (
-    ("HANDRAIL_AGENT", "the acting agent, when --agent is not given (else the harness's name)"),
+    ("HANDRAIL_AGENT", "the acting agent (or AI_AGENT), when --agent is not given (else the harness's name)"),
     ("HANDRAIL_HOOK_DEADLINE_MS", "the time to answer in (default 2000, at most 20000); past it: refused"),
 )
 
@@ -94,7 +94,7 @@ def adapter_help(adapter: ModuleType) -> str:
     lines = [f"usage: handrail hook {name} [--agent NAME] < PAYLOAD", ""]
     lines += str(adapter.HELP).strip("\n").splitlines()
     lines += ["", "Options:",
-              "  --agent NAME   the acting agent, whose autonomy envelope applies (else HANDRAIL_AGENT,",
+              "  --agent NAME   the acting agent, whose autonomy envelope applies (else HANDRAIL_AGENT or AI_AGENT,",
               f"                 else {name})",
               "  -h, --help     this text", "",
               "Environment:"]

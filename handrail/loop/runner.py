@@ -33,11 +33,10 @@ from handrail.loop import agent as agents
 from handrail.loop import criteria as checks
 from handrail.loop import report, state, worktree
 from handrail.policy import contract as contracts
-from handrail.policy import gates, scope
+from handrail.policy import gates, gitrules, scope
 from handrail.policy import loop as rules
 from handrail.policy import protocol as protocols
 from handrail.policy import tasks as taskmod
-from handrail.policy.globs import PatternSet
 from handrail.records import clock
 from handrail.records.events import record
 
@@ -370,13 +369,10 @@ def attempt(ctx: Ctx) -> int | None:
 
     # 3. diff limits
     gov = contract.governor()
-    limits = []
-    if gov["max_changed_files"] is not None and len(found) > gov["max_changed_files"]:
-        limits.append(f"{len(found)} files changed, more than max_changed_files ({gov['max_changed_files']}) "
-                      f"of {contract.path}")
-    if gov["max_diff_lines"] is not None and added + removed > gov["max_diff_lines"]:
-        limits.append(f"{added + removed} lines changed (+{added} -{removed}), more than max_diff_lines "
-                      f"({gov['max_diff_lines']}) of {contract.path}")
+    # the git hooks' governor rule: a commit of this attempt would be refused for the same limit
+    rules_ = gitrules.task_rules(ctx.slug, contract, frozenset())
+    limits = [f"{p.what} ({p.source.split(';')[0]})" for p in gitrules.limit_problems(
+        rules_, len(found), lambda: (added, removed), where=f"attempt #{n}", fix="")]
     record_["limits"] = limits
     if violations:
         ctx.event("loop_scope_violation", "; ".join(v["message"] for v in violations), attempt=n,
@@ -404,7 +400,7 @@ def attempt(ctx: Ctx) -> int | None:
     # A write path is open by the policy itself: no policy_change.
     changed_paths = {path for change in found for path in change.paths()} | (set(guarded_now) - set(written))
     opened = []
-    for theme, paths in gate_hits(contract, changed_paths).items():
+    for theme, paths in gate_hits(contract, changed_paths, ctx.slug).items():
         if any(g["theme"] == theme for g in run["gates"]):
             continue
         opened.append(open_gate(ctx, theme, paths, f"attempt #{n} changed {', '.join(paths[:5])}", n))
@@ -489,17 +485,13 @@ def _violation(path: str, refusal: scope.Refusal) -> dict[str, Any]:
             "message": refusal.describe(path)}
 
 
-def gate_hits(contract: contracts.Contract, paths: set[str]) -> dict[str, list[str]]:
-    """Required gate themes whose paths the change touches (policy_change is judged by pins)."""
-    out = {}
-    for theme, patterns in contract.gate_paths().items():
-        if not patterns or theme == POLICY_THEME:
-            continue
-        spec = PatternSet(list(patterns), ignore_case=True)
-        hit = sorted(p for p in paths if spec.match(p) is not None)
-        if hit:
-            out[theme] = hit
-    return out
+def gate_hits(contract: contracts.Contract, paths: set[str], slug: str) -> dict[str, list[str]]:
+    """Required gate themes whose paths the change touches, by the git hooks' own matching
+    (policy_change is judged by pins). Each run asks its human once per theme, so an approval
+    from an earlier run does not count here."""
+    rules_ = gitrules.task_rules(slug, contract, frozenset())
+    hits = gitrules.gate_hits(sorted(paths), rules_, skip=(POLICY_THEME,))
+    return {theme: found for theme, (found, _pattern) in hits.items()}
 
 
 # ----------------------------------------------------------------------------- endings

@@ -148,3 +148,24 @@ def detect(env: Mapping[str, str]) -> Agent | None:
 
 def is_agent(env: Mapping[str, str]) -> bool:
     return detect(env) is not None
+
+
+def acting(env: Mapping[str, str], *, given: str | None = None, harness: str | None = None) -> str | None:
+    """The name of the agent whose autonomy envelope binds this call, or None for a person.
+
+    The one answer every entry point gives (`classify`, `can-edit`, `hook NAME`, the git
+    hooks, events and histories): `--agent` when given; else the name the environment
+    gives (HANDRAIL_AGENT, AI_AGENT); else `harness`, the harness whose hook is asking
+    (it is the one acting, whatever else the environment holds); else the harness the
+    environment's markers show (`CLAUDECODE=1`: claude).
+    """
+    if given is not None and given.strip():
+        return given.strip()
+    named = [env[m.variable].strip() for m in MARKERS
+             if not m.harness and m.variable in env and m.test(env[m.variable])]
+    if named:
+        return named[0]
+    if harness:
+        return harness
+    agent = detect(env)
+    return agent.name if agent is not None else None

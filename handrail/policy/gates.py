@@ -16,10 +16,11 @@ import os
 from collections.abc import Iterable, Mapping
 
 from handrail.errors import HandrailError, PolicyError
-from handrail.fsio import atomic_write, dump_json, read_json_object, utc_now
+from handrail.fsio import atomic_write, dump_json, read_json_object
 from handrail.policy import agents
 from handrail.policy import contract as contracts
 from handrail.policy import tasks as taskmod
+from handrail.records.clock import now_iso
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -182,7 +183,7 @@ def decide(project: str, slug: str, theme: str, decision: str, *, by: str,
     current = read(task.dir, theme)
     if current is not None and current.get("decision") == decision:
         return current, False
-    entry: dict[str, object] = {"decision": decision, "by": by, "at": utc_now()}
+    entry: dict[str, object] = {"decision": decision, "by": by, "at": now_iso()}
     if note:
         entry["note" if decision == APPROVED else "reason"] = note
     history = list(current.get("history", [])) if current else []
@@ -253,7 +254,7 @@ def requested_themes(task_dir: str) -> list[str]:
 def request(task_dir: str, slug: str, theme: str, request_id: str, *, paths: list[str], why: str) -> dict[str, Any]:
     """Put `theme` back to pending for request `request_id`, keeping its history."""
     current = read(task_dir, theme)
-    entry: dict[str, object] = {"decision": PENDING, "by": REQUESTED_BY, "at": utc_now(), "request": request_id,
+    entry: dict[str, object] = {"decision": PENDING, "by": REQUESTED_BY, "at": now_iso(), "request": request_id,
                                 "paths": paths, "reason": why}
     history = list(current.get("history", [])) if current else []
     history.append(entry)

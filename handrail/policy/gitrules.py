@@ -41,6 +41,10 @@ from handrail.policy.agents import Agent
 from handrail.policy.globs import PatternSet
 from handrail.policy.tasks import EDIT_PHASES
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from handrail.policy.contract import Contract
+
 EDIT_TASK, PATH, HUMAN_GATE, GOVERNOR, SECRET, PUBLISH = (
     "edit_task", "path", "human_gate", "governor", "secret", "publish")
 EVERYONE, AGENTS = scope.EVERYONE, scope.AGENTS
@@ -100,9 +104,21 @@ class TaskRules(NamedTuple):
     limits: dict[str, int | None]                 # max_changed_files, max_diff_lines
 
 
+def task_rules(slug: str, contract: Contract | None, approved: frozenset[str]) -> TaskRules:
+    """The rules one task's contract sets: what the git hooks and the loop runner both judge by."""
+    if contract is None:
+        return TaskRules(slug, None, None, (), approved, {})
+    gates = tuple((theme, PatternSet(list(paths), ignore_case=True))
+                  for theme, paths in contract.gate_paths().items() if paths)
+    gov = contract.governor()
+    limits = {k: gov[k] for k in ("max_changed_files", "max_diff_lines")}
+    return TaskRules(slug, contract.path, contract.scope(contract.path), gates, approved, limits)
+
+
 class TaskState(NamedTuple):
     slug: str
     phase: str
+    editing: bool = False                         # in an edit phase handrail itself set
 
 
 class GitPolicy(NamedTuple):
@@ -292,28 +308,39 @@ def _opened(path: str, policy: GitPolicy) -> bool:
 
 def gate_problems(changes: Iterable[ChangeLike], policy: GitPolicy) -> list[Problem]:
     """Rule 3: one problem per (task, theme) still waiting for a human, naming the paths."""
-    waiting: dict[tuple[str, str], list[str]] = {}
-    rules: dict[tuple[str, str], tuple[TaskRules, str]] = {}
     if not any(theme not in t.approved for t in policy.edit for theme, _spec in t.gates):
         return []
-    for change in changes:
-        for path in dict.fromkeys(p for p in (change.path, change.old_path) if p):
-            for t in policy.edit:
-                for theme, spec in t.gates:
-                    if theme in t.approved or (theme == POLICY_CHANGE and _opened(path, policy)):
-                        continue
-                    hit = spec.match(path)
-                    if hit is not None:
-                        waiting.setdefault((t.slug, theme), []).append(path)
-                        rules.setdefault((t.slug, theme), (t, hit))
+    paths = [p for change in changes for p in dict.fromkeys(q for q in (change.path, change.old_path) if q)]
     out = []
-    for (slug, theme), paths in waiting.items():
-        t, hit = rules[(slug, theme)]
-        shown = ", ".join(display(p) for p in paths[:5]) + (f" and {len(paths) - 5} more" if len(paths) > 5 else "")
-        out.append(Problem(HUMAN_GATE, f"{shown} needs the human gate '{theme}' of task '{slug}', not approved",
-                           f"human_gate.required_for '{theme}' (path '{hit}') from {t.contract}; binds everyone",
-                           f"a human approves it: handrail gate approve {slug} {theme}", paths[0]))
+    for t in policy.edit:
+        for theme, (hit, pattern) in gate_hits(paths, t, opened=lambda p: _opened(p, policy)).items():
+            out.append(_gate_problem(t, theme, hit, pattern))
     return out
+
+
+def gate_hits(paths: Iterable[str], t: TaskRules, *, opened: Callable[[str], bool] = lambda _p: False,
+              skip: Iterable[str] = ()) -> dict[str, tuple[list[str], str]]:
+    """Theme -> (the paths under it, the first pattern that matched), for each of task `t`'s
+    gates a human has not approved (nor one in `skip`). A path the protocol's write_paths
+    open (`opened`) is no policy change. The git hooks and the loop runner both ask this."""
+    out: dict[str, tuple[list[str], str]] = {}
+    skipped = set(skip) | t.approved
+    for path in paths:
+        for theme, spec in t.gates:
+            if theme in skipped or (theme == POLICY_CHANGE and opened(path)):
+                continue
+            hit = spec.match(path)
+            if hit is not None:
+                out.setdefault(theme, ([], hit))[0].append(path)
+    return out
+
+
+def _gate_problem(t: TaskRules, theme: str, paths: list[str], hit: str) -> Problem:
+    slug = t.slug
+    shown = ", ".join(display(p) for p in paths[:5]) + (f" and {len(paths) - 5} more" if len(paths) > 5 else "")
+    return Problem(HUMAN_GATE, f"{shown} needs the human gate '{theme}' of task '{slug}', not approved",
+                   f"human_gate.required_for '{theme}' (path '{hit}') from {t.contract}; binds everyone",
+                   f"a human approves it: handrail gate approve {slug} {theme}", paths[0])
 
 
 # --------------------------------------------------------------------------- rule 4
@@ -325,25 +352,36 @@ def governor_problems(files: int, lines: Callable[[], tuple[int, int]], policy: 
 
     `lines` is called only when some task limits diff lines: counting reads every blob.
     """
-    out: list[Problem] = []
-    counted: tuple[int, int] | None = None
     where = "the commit" if commit else "this commit"
     split = (f"split {where} into smaller commits: git rebase -i {commit[:7]}^" if commit
              else "commit fewer files at a time: git restore --staged -- PATH…")
-    for t in policy.edit:
-        limit = t.limits.get("max_changed_files")
-        if limit is not None and files > limit:
-            out.append(Problem(GOVERNOR, f"{where} changes {files} files, more than task '{t.slug}' allows ({limit})",
-                               f"governor.max_changed_files from {t.contract}; binds everyone", split, commit=commit))
-        limit = t.limits.get("max_diff_lines")
-        if limit is not None:
-            if counted is None:
-                counted = lines()
-            total = counted[0] + counted[1]
-            if total > limit:
-                out.append(Problem(GOVERNOR, f"{where} changes {total} lines (+{counted[0]} -{counted[1]}), "
-                                             f"more than task '{t.slug}' allows ({limit})",
-                                   f"governor.max_diff_lines from {t.contract}; binds everyone", split, commit=commit))
+    counted: list[tuple[int, int]] = []
+
+    def once() -> tuple[int, int]:
+        if not counted:
+            counted.append(lines())
+        return counted[0]
+
+    return [p for t in policy.edit for p in limit_problems(t, files, once, where=where, fix=split, commit=commit)]
+
+
+def limit_problems(t: TaskRules, files: int, lines: Callable[[], tuple[int, int]], *, where: str, fix: str,
+                   commit: str | None = None) -> list[Problem]:
+    """Task `t`'s governor against a change of `files` files and `lines()` (added, removed)
+    lines, `where` naming the change (`this commit`, `attempt #2`): the git hooks' rule 4,
+    which the loop runner asks of each attempt too."""
+    out: list[Problem] = []
+    limit = t.limits.get("max_changed_files")
+    if limit is not None and files > limit:
+        out.append(Problem(GOVERNOR, f"{where} changes {files} files, more than task '{t.slug}' allows ({limit})",
+                           f"governor.max_changed_files from {t.contract}; binds everyone", fix, commit=commit))
+    limit = t.limits.get("max_diff_lines")
+    if limit is not None:
+        added, removed = lines()
+        if added + removed > limit:
+            out.append(Problem(GOVERNOR, f"{where} changes {added + removed} lines (+{added} -{removed}), "
+                                         f"more than task '{t.slug}' allows ({limit})",
+                               f"governor.max_diff_lines from {t.contract}; binds everyone", fix, commit=commit))
     return out
 
 

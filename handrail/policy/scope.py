@@ -16,6 +16,7 @@ never handrail's policy, tasks or gates (the protocol refuses such a pattern).
 
 from __future__ import annotations
 
+from handrail.policy import harnessfiles
 from handrail.policy.globs import PatternSet
 
 EVERYONE = "everyone"
@@ -24,13 +25,20 @@ AGENTS = "agents"
 BUILTIN_FORBIDDEN = "handrail default-forbidden paths"
 BUILTIN_PROTECTED = "handrail protected paths"
 
-# (pattern, whom it binds, why). Secrets bind everyone; generated trees and lock
-# files bind agents only, so a human updating a lock file is never stopped.
-DEFAULT_FORBIDDEN: tuple[tuple[str, str, str], ...] = (
+# (pattern, whom it binds, why). The one list of a project's secret paths: nobody changes
+# them, and an agent may not read them either (shell/reads.py, the hooks' read and search
+# checks, the harnesses' native read denies).
+SECRETS: tuple[tuple[str, str, str], ...] = (
     (".env*", EVERYONE, "environment files hold secrets (not the templates: .env.example, .env.sample, …)"),
     ("*.pem", EVERYONE, "private keys and certificates"),
     ("*.key", EVERYONE, "private keys"),
     ("**/secrets/**", EVERYONE, "secrets folder, at any depth"),
+)
+SECRET_PATHS: tuple[str, ...] = tuple(p for p, _who, _why in SECRETS)
+
+# Secrets bind everyone; generated trees and lock files bind agents only, so a human
+# updating a lock file is never stopped.
+DEFAULT_FORBIDDEN: tuple[tuple[str, str, str], ...] = SECRETS + (
     (".git/**", EVERYONE, "git's own database and hooks"),
     (".git", EVERYONE, "git's own database and hooks (a worktree's .git file, a submodule's folder)"),
     ("**/node_modules/**", AGENTS, "installed packages are generated, not edited"),
@@ -65,18 +73,7 @@ PROTECTED: tuple[tuple[str, str, str], ...] = (
     ("**/.handrail/**", AGENTS, "handrail's policy, tasks and gates (at any depth: a nested one is never read)"),
     (".aioson/config/autonomy-protocol.json", AGENTS, "the policy handrail reads where .handrail has none"),
     ("agents/*/autonomy-envelope.md", AGENTS, "what the operator approved each agent to do"),
-    (".claude/settings*.json", AGENTS, "Claude Code permissions and hooks"),
-    (".codex/**", AGENTS, "Codex rules and hooks"),
-    ("opencode.json*", AGENTS, "OpenCode permissions"),
-    (".opencode/**", AGENTS, "OpenCode plugins"),
-    (".cursor/hooks.json", AGENTS, "Cursor hooks"),
-    (".cursor/cli.json", AGENTS, "Cursor permissions"),
-    (".gemini/settings.json", AGENTS, "Gemini CLI settings and hooks"),
-    (".gemini/policies/**", AGENTS, "Gemini CLI Policy Engine rules"),
-    (".github/hooks/**", AGENTS, "Copilot hooks"),
-    (".qwen/settings.json", AGENTS, "Qwen Code settings and hooks"),
-    (".clinerules/hooks/**", AGENTS, "Cline hooks"),
-    (".aider.conf.yml", AGENTS, "aider settings (its commits meet the git hooks)"),
+    *((f.pattern, AGENTS, f.why) for f in harnessfiles.FILES),  # each harness's own files
     (".pre-commit-config.yaml", AGENTS, "git hooks run by the pre-commit framework"),
     (".pre-commit-hooks.yaml", AGENTS, "git hooks run by the pre-commit framework"),
     (".husky/**", AGENTS, "git hooks run by husky"),

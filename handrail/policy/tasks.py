@@ -6,7 +6,8 @@ import os
 import re
 
 from handrail.errors import HandrailError, PolicyError
-from handrail.fsio import atomic_write, dump_json, parse_json, read_text, utc_now
+from handrail.fsio import atomic_write, dump_json, parse_json, read_text
+from handrail.records.clock import now_iso
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -221,7 +222,7 @@ def new_task(project: str, slug: str, *, phase: str = "plan", title: str | None 
     if os.path.exists(os.path.join(directory, TASK_FILE)):
         raise HandrailError(f"task '{slug}' already exists ({os.path.join(TASKS_DIR, slug, TASK_FILE)})",
                             reason="task_exists")
-    now = utc_now()
+    now = now_iso()
     entry = _entry(now, None, phase, by, evidence)
     data: dict[str, object] = {"slug": slug, "title": title or slug, "phase": phase, "created_at": now,
                                "updated_at": now, "history": [entry]}
@@ -238,7 +239,7 @@ def set_phase(project: str, slug: str, phase: str, *, by: str | None = None,
     old = task.phase
     if old == phase and task.recorded in (None, phase):
         return task, old
-    now = utc_now()
+    now = now_iso()
     entry = _entry(now, old, phase, by, evidence)
     task.data["phase"] = phase
     task.data["updated_at"] = now

@@ -15,7 +15,7 @@ import sys
 from collections.abc import Iterator, Mapping, Sequence
 
 from handrail.errors import HandrailError
-from handrail.fsio import utc_now
+from handrail.records import clock
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -95,7 +95,7 @@ def record(project: str, event_type: str, *, agent: str | None = None, task: str
     event: dict[str, Any] = {
         "created_at": stamp(),
         "event_type": event_type,
-        "agent": _utf8(agent if agent is not None else os.environ.get("HANDRAIL_AGENT")),
+        "agent": _utf8(agent if agent is not None else acting_agent()),
         "task": _utf8(task),
         "topic": _utf8(topic),
         "message": _utf8(message),
@@ -189,15 +189,18 @@ def explain(e: BaseException) -> str:
     return " ".join(str(e).split()) or type(e).__name__
 
 
-def stamp() -> str:
-    if not os.environ.get("HANDRAIL_NOW"):
-        return utc_now()
-    from handrail.records import clock
+def acting_agent() -> str | None:
+    """Whom an event is recorded for when the caller names nobody: `policy.agents.acting`."""
+    from handrail.policy.agents import acting
 
+    return acting(os.environ)
+
+
+def stamp() -> str:
     try:
         return clock.now_iso()
-    except HandrailError:
-        return utc_now()  # a bad testing clock must not cost an event
+    except HandrailError:  # a bad testing clock must not cost an event
+        return clock.unpinned_iso()
 
 
 # ----------------------------------------------------------------------------- reading
@@ -260,8 +263,6 @@ def parse_since(text: str) -> str:
     no offset is written), in the stored form. Raises ValueError."""
     import re
     from datetime import timedelta
-
-    from handrail.records import clock
 
     m = re.fullmatch(r"\s*(\d+)\s*([smhdw])\s*", text)
     if m:

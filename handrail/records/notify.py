@@ -49,9 +49,7 @@ def notify(project: str, level_text: str, topic: str, message: str, *, agent: st
     recorded = events.record(project, event_type, agent=agent, task=task, topic=topic, message=message,
                              payload={"level": level})
     if recorded is None:
-        import os
-
         recorded = {"id": None, "created_at": events.stamp(), "event_type": event_type,
-                    "agent": agent if agent is not None else os.environ.get("HANDRAIL_AGENT"), "task": task,
+                    "agent": agent if agent is not None else events.acting_agent(), "task": task,
                     "topic": topic, "message": message, "payload_json": '{"level": "' + level + '"}'}
     return line(level, topic, message), events.public(recorded), LEVELS[level][1]

@@ -171,7 +171,8 @@ def test_diff_limits_count_untracked_lines_and_lines_that_start_with_plus_plus(l
     assert r.returncode == 0, r.stderr
     first, second = loop.progress()["attempts"]
     assert first["lines"] == {"added": 5, "removed": 0}
-    assert first["limits"] and "max_diff_lines (3)" in first["limits"][0]
+    assert first["limits"] == ["attempt #1 changes 5 lines (+5 -0), more than task 't' allows (3) "
+                               "(governor.max_diff_lines from .handrail/tasks/t/harness-contract.json)"]
     assert second["limits"] == [] and second["outcome"] == "done"
 
 

@@ -13,11 +13,12 @@ from handrail.policy.scope import (
     DEFAULT_FORBIDDEN,
     ENV_PATTERN,
     FORBIDDEN_FILE,
+    SECRET_PATHS,
     Refusal,
     env_template,
 )
 
-SECRETS = (ENV_PATTERN, "*.pem", "*.key", "**/secrets/**")
+SECRETS = SECRET_PATHS
 # Credential files that live outside projects, in a home folder or the system: matched at
 # any depth of an absolute path, so that whoever the home folder belongs to, it is caught.
 CREDENTIALS = (

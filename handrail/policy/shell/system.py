@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import re
 
+from handrail.policy import agents
 from handrail.policy.shell import sysqueries
 from handrail.policy.shell.kills import check_kill
 
@@ -27,10 +28,8 @@ PRIVILEGE = frozenset({"sudo", "doas", "su", "pkexec", "runas", "runuser", "sudo
 # its own leash.
 __all__ = ["check_kill"]
 
-MARKERS = frozenset({"HANDRAIL_AGENT", "AI_AGENT", "CLAUDECODE", "CLAUDE_CODE_ENTRYPOINT", "CODEX_SANDBOX",
-                     "CODEX_SANDBOX_NETWORK_DISABLED", "CODEX_THREAD_ID", "CODEX_CI", "OPENCODE", "OPENCODE_CLIENT",
-                     "GEMINI_CLI", "CURSOR_AGENT", "CURSOR_EXTENSION_HOST_ROLE", "COPILOT_AGENT", "COPILOT_CLI",
-                     "COPILOT_AGENT_SESSION_ID", "CLINE_ACTIVE", "QWEN_CODE"})
+# aider's are git's identity variables, which a person's commit sets for reasons of its own.
+MARKERS = frozenset(m.variable for m in agents.MARKERS if m.harness != "aider")
 _MARKER_PREFIXES = ("CLAUDE_CODE_", "CODEX_", "OPENCODE_", "COPILOT_", "CLINE_", "GEMINI_CLI", "CURSOR_AGENT",
                     "HANDRAIL_")
 
