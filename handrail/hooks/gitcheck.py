@@ -3,6 +3,7 @@ changes against it, and saying no in a way a person can act on."""
 
 from __future__ import annotations
 
+import os
 import sys
 from collections.abc import Callable, Mapping
 
