@@ -314,6 +314,8 @@ def test_policy_show_all_tools(handrail, repo: Path) -> None:  # type: ignore[no
     assert r.returncode == 0
     for tool in TEMPLATE["tools"]:
         assert f"\n{tool} (mode guarded)" in r.stdout
+    assert "  tier 1, runs silently: " in r.stdout and "  tier 3, needs a human (ask): " in r.stdout
+    r = handrail("policy", "show", "--all", "--project", str(repo))
     assert "  allow:" in r.stdout and "  notify:" in r.stdout and "  ask:" in r.stdout
 
 
