@@ -25,7 +25,7 @@ from handrail.commands import loop as loop_cmd
 from handrail.commands import memory as memory_cmd
 from handrail.commands import policy as policy_cmd
 from handrail.commands import task as task_cmd
-from handrail.commands.render import echo
+from handrail.commands.render import echo, install_console
 from handrail.errors import EXIT_DENIED, EXIT_OK, Said, outcome
 
 F = Callable[..., Any]
@@ -167,12 +167,16 @@ def policy_check(**kw: Any) -> None:
 
 @policy.command("show")
 @click.argument("tool", required=False)
+@click.option("--all", "everything", is_flag=True, help="Every pattern of every set (allow, notify, ask, deny).")
+@click.option("--tier", type=click.IntRange(1, 3), help="Every pattern of this tier only.")
 @project_option
 @protocol_option
 @json_option
-def policy_show(**kw: Any) -> None:
-    """Each tool's resolved allow, notify and ask/deny sets."""
-    done(policy_cmd.show(**kw))
+def policy_show(everything: bool, tier: int | None, **kw: Any) -> None:
+    """What each tool may run, per tier: counts and the first patterns (--all, --tier N or --json for more)."""
+    if everything and tier is not None:
+        raise click.UsageError("give --all or --tier N, not both")
+    done(policy_cmd.show(everything=everything, tier=tier, **kw))
 
 
 # ----------------------------------------------------------------------------- records
@@ -571,6 +575,7 @@ def run(args: list[str]) -> int:
     """Run the click group; every way a command ends becomes one exit code (and at most
     one line on stderr) through `errors.outcome`."""
     failure: BaseException
+    install_console()
     try:
         cli.main(args, prog_name="handrail", standalone_mode=False)
     except click.ClickException as e:

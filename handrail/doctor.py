@@ -567,8 +567,14 @@ def run(project: str, *, fix: bool = False) -> dict[str, Any]:
     return report
 
 
-def text_report(report: dict[str, Any]) -> list[str]:
+def _plain(text: str, role: str) -> str:
+    return text
+
+
+def text_report(report: dict[str, Any], paint: Callable[[str, str], str] = _plain) -> list[str]:
+    """The report for a person; `paint(text, role)` colours a mark (roles ok, warn, error)."""
     marks = {"ok": "✓", WARNING: "!", ERROR: "✗"}
+    roles = {"ok": "ok", WARNING: "warn", ERROR: "error"}
     lines = [f"handrail doctor: {report['project']}"]
     for line in report.get("fixed", []):
         lines.append(f"  fixed: {line}")
@@ -576,7 +582,7 @@ def text_report(report: dict[str, Any]) -> list[str]:
         lines.append(f"  could not fix: {line}")
     for name, state in report["checks"].items():
         found = [f for f in report["findings"] if f["check"] == name]
-        lines.append(f"  {marks[state]} {name}" + ("" if found else ": ok"))
+        lines.append(f"  {paint(marks[state], roles[state])} {name}" + ("" if found else ": ok"))
         for f in found:
             lines.append(f"      {f['severity']}: {f['finding']}")
             lines.append(f"        hint: {f['hint']}")
@@ -585,7 +591,7 @@ def text_report(report: dict[str, Any]) -> list[str]:
     failed = len(report.get("could_not_fix", []))
     if failed:
         tail += f"; {failed} could not be fixed"
-    word = "ok" if report["ok"] else "not ok"
+    word = paint("ok", "ok") if report["ok"] else paint("not ok", "error")
     lines.append(f"{word}: {report['errors']} error{'s' if report['errors'] != 1 else ''}, "
                  f"{report['warnings']} warning{'s' if report['warnings'] != 1 else ''}{tail}")
     return lines

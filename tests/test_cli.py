@@ -193,7 +193,8 @@ def test_task_list(handrail, repo: Path) -> None:  # type: ignore[no-untyped-def
     handrail("task", "new", "a-task", "--project", str(repo))
     r = handrail("task", "list", "--project", str(repo))
     assert r.returncode == 0
-    lines = r.stdout.splitlines()
+    header, *lines = r.stdout.splitlines()
+    assert header.split() == ["TASK", "PHASE", "EDITS", "UPDATED", "TITLE"]
     assert len(lines) == 2
     assert "a-task" in lines[0] and "plan" in lines[0]
     assert "b-task" in lines[1] and "implement" in lines[1] and "Bee" in lines[1]
@@ -313,6 +314,8 @@ def test_policy_show_all_tools(handrail, repo: Path) -> None:  # type: ignore[no
     assert r.returncode == 0
     for tool in TEMPLATE["tools"]:
         assert f"\n{tool} (mode guarded)" in r.stdout
+    assert "  tier 1, runs silently: " in r.stdout and "  tier 3, needs a human (ask): " in r.stdout
+    r = handrail("policy", "show", "--all", "--project", str(repo))
     assert "  allow:" in r.stdout and "  notify:" in r.stdout and "  ask:" in r.stdout
 
 

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import os
 
 from handrail.commands import render
@@ -34,7 +33,10 @@ def events(*, since: str | None, types: tuple[str, ...], agent: str | None, task
         echo(render.line(render.EVENT_HEADER, col, width))
     try:
         for e in log.follow(project, filters, backlog=limit or 10):
-            echo(json.dumps(e, ensure_ascii=False) if as_json else render.line(render.event_row(e), col, width))
+            if as_json:
+                emit_json(e)
+            else:
+                echo(render.line(render.event_row(e), col, width))
     except KeyboardInterrupt:
         return EXIT_OK  # Ctrl-C is how following ends: not an error
     return EXIT_OK

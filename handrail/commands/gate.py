@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+from handrail.commands import render
 from handrail.commands.human import login, require_human
 from handrail.commands.render import echo, emit_json
+from handrail.commands.where import require_repository
 from handrail.errors import EXIT_ERROR, EXIT_OK
 
 
@@ -18,20 +20,24 @@ def list_(*, slug: str | None, project: str, as_json: bool) -> int:
     elif not found and not errors:
         echo("no tasks, so no gates; create one with `handrail task new SLUG`")
     else:
-        for g in found:
-            who = f"  by {g['by']} at {g['at']}" if g["by"] else ""
-            words = g.get("note") or g.get("reason")
-            echo(f"{g['task']:<20} {g['theme']:<28} {g['status']:<9}{who}{'  (' + words + ')' if words else ''}")
+        rows = [[g["task"], g["theme"], g["status"], f"{g['by']} at {g['at']}" if g["by"] else "-",
+                 render.cell(g.get("note") or g.get("reason"))] for g in found]
+        if rows:
+            for text in render.table(("TASK", "GATE", "STATUS", "DECIDED", "NOTE"), rows, (24, 28, 9, 40),
+                                     render.terminal_width()):
+                echo(text)
     return EXIT_ERROR if errors else EXIT_OK
 
 
 def approve(*, slug: str, theme: str, note: str | None, project: str, as_json: bool) -> int:
+    require_repository("gate approve", project)
     from handrail.policy.gates import APPROVED
 
     return _decide(APPROVED, slug, theme, note, project, as_json)
 
 
 def reject(*, slug: str, theme: str, reason: str, project: str, as_json: bool) -> int:
+    require_repository("gate reject", project)
     from handrail.policy.gates import REJECTED
 
     return _decide(REJECTED, slug, theme, reason, project, as_json)

@@ -4,10 +4,12 @@ from __future__ import annotations
 
 from handrail.commands.human import require_human
 from handrail.commands.render import echo
+from handrail.commands.where import require_repository
 from handrail.errors import EXIT_OK, HandrailError
 
 
 def install(*, symlink: bool, force: bool, project: str) -> int:
+    require_repository("install-hooks", project)
     from handrail import install_hooks
 
     folder, root = _hooks_folder(project)
@@ -18,6 +20,7 @@ def install(*, symlink: bool, force: bool, project: str) -> int:
 
 
 def uninstall(*, project: str) -> int:
+    require_repository("uninstall-hooks", project)
     from handrail import install_hooks
 
     folder, _root = _hooks_folder(project)

@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 from handrail.commands.human import login, require_human
-from handrail.commands.render import echo, emit_json
+from handrail.commands.render import echo, emit_json, paint
+from handrail.commands.where import require_repository
 from handrail.errors import EXIT_OK
 
 
 def run(*, slug: str, agent: list[str], max_steps: int | None, project: str) -> int:
+    require_repository("loop run", project)
     from handrail.loop.runner import run as run_loop
 
     return run_loop(project, slug, agent, max_steps=max_steps)
@@ -36,13 +38,14 @@ def check(*, slug: str, only: list[str] | None, timeout_ms: int | None, project:
     else:
         width = max(len(r["id"]) for r in results)
         for r in results:
-            mark = "✓" if r["status"] == "passed" else "✗"
+            mark = paint("✓", "ok") if r["status"] == "passed" else paint("✗", "error")
             detail = f" (exit {r['exit_code']})" if r["status"] == "failed" else ""
             echo(f"{mark} {r['id']:<{width}}  {r['status']}{detail}  log: {r['log']}")
     return code
 
 
 def reset(*, slug: str, project: str, as_json: bool) -> int:
+    require_repository("loop reset", project)
     from handrail.loop import companions
     from handrail.policy import tasks
 

@@ -5,10 +5,12 @@ from __future__ import annotations
 import sys
 
 from handrail.commands.render import echo, emit_json
+from handrail.commands.where import require_repository
 from handrail.errors import EXIT_DENIED, EXIT_OK
 
 
 def init(*, project: str, as_json: bool) -> int:
+    require_repository("memory init", project)
     from handrail.memory import bootstrap
     from handrail.records import clock
 
@@ -24,6 +26,7 @@ def init(*, project: str, as_json: bool) -> int:
 
 
 def prepare(*, git_range: str | None, agent: str | None, force: bool, project: str, as_json: bool) -> int:
+    require_repository("memory prepare", project)
     from handrail.memory.prepare import prepare as run_prepare
 
     result = run_prepare(project, git_range=git_range, agent=agent, force=force)
@@ -47,6 +50,7 @@ def prepare(*, git_range: str | None, agent: str | None, force: bool, project: s
 
 def commit(*, source: str, agent: str | None, dry_run: bool, project: str, as_json: bool) -> int:
     """`source` is a file name, or `-` for stdin."""
+    require_repository("memory commit", project)
     from handrail.memory.commit import commit as run_commit
     from handrail.memory.commit import read_output
 

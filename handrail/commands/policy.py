@@ -5,6 +5,10 @@ from __future__ import annotations
 from handrail.commands.render import echo, emit_json
 from handrail.errors import EXIT_DENIED, EXIT_OK, HandrailError
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from handrail.policy.protocol import ToolPolicy
+
 
 def check(*, project: str, protocol: str | None, as_json: bool) -> int:
     from handrail.policy.checkall import check_all
@@ -25,7 +29,14 @@ def check(*, project: str, protocol: str | None, as_json: bool) -> int:
     return EXIT_OK if result["valid"] else EXIT_DENIED
 
 
-def show(*, tool: str | None, project: str, protocol: str | None, as_json: bool) -> int:
+SHOWN = 5  # patterns per tier in the summary: enough to recognise it, not a thousand lines
+TIER_LABELS = {1: "tier 1, runs silently", 2: "tier 2, runs with a notice", 3: "tier 3, needs a human"}
+
+
+def show(*, tool: str | None, tier: int | None, everything: bool, project: str, protocol: str | None,
+         as_json: bool) -> int:
+    """A summary per tool and tier by default; `tier` lists one tier whole, `everything`
+    every set as resolved (allow, notify, ask, deny, removed from allow)."""
     from handrail.policy import protocol as protocols
 
     proto = protocols.load(project, protocol)
@@ -47,10 +58,51 @@ def show(*, tool: str | None, project: str, protocol: str | None, as_json: bool)
         echo(f"warning: {w}")
     for r in resolved:
         echo(f"\n{r.tool} (mode {r.mode})")
-        for label, items in (("allow", r.allow), ("notify", r.notify), ("ask", r.ask), ("deny", r.deny),
-                             ("removed from allow (tier 3)", r.dropped)):
-            if items:
-                echo(f"  {label}:")
-                for p in items:
-                    echo(f"    {p.text}")
+        if everything:
+            _sets(r)
+        else:
+            _tiers(r, tier)
+    if not everything and tier is None:
+        which = tool or "[TOOL]"
+        echo(f"\nevery pattern: `handrail policy show {which} --all`; one tier: `--tier N`; as data: `--json`")
     return EXIT_OK
+
+
+def _sets(r: ToolPolicy) -> None:
+    """Every resolved set, whole, as the hooks and the permission files use them."""
+    for label, items in (("allow", r.allow), ("notify", r.notify), ("ask", r.ask), ("deny", r.deny),
+                         ("removed from allow (tier 3)", r.dropped)):
+        if items:
+            echo(f"  {label}:")
+            for p in items:
+                echo(f"    {p.text}")
+
+
+def _tiers(r: ToolPolicy, only: int | None) -> None:
+    """Per tier: how many patterns and the first SHOWN of them, or one tier whole."""
+    for number, label, items in tier_sections(r):
+        if only is not None and number != only:
+            continue
+        count = f"{len(items)} pattern{'s' if len(items) != 1 else ''}"
+        echo(f"  {label}: {count}")
+        shown = items if only is not None else items[:SHOWN]
+        for text in shown:
+            echo(f"    {text}")
+        if len(items) > len(shown):
+            echo(f"    ... and {len(items) - len(shown)} more: `handrail policy show {r.tool} --tier {number}`")
+
+
+def tier_sections(r: ToolPolicy) -> list[tuple[int, str, list[str]]]:
+    """(tier, label, patterns) for what one tool may run: tier 1 is the allow set less
+    what it announces (tier 2); tier 3 is what needs a human, and the allow patterns
+    taken out because a tier-3 pattern names them too."""
+    notified = {p.text for p in r.notify}
+    tier3 = "ask" if r.ask or not r.deny else "deny"
+    sections = [
+        (1, TIER_LABELS[1], [p.text for p in r.allow if p.text not in notified]),
+        (2, TIER_LABELS[2], [p.text for p in r.notify]),
+        (3, f"{TIER_LABELS[3]} ({tier3})", [p.text for p in r.ask + r.deny]),
+    ]
+    if r.dropped:
+        sections.append((3, "removed from allow (tier 3)", [p.text for p in r.dropped]))
+    return sections

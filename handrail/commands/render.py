@@ -116,5 +116,85 @@ def echo(text: str = "", *, err: bool = False, nl: bool = True) -> None:
 
 
 def emit_json(data: object) -> None:
-    """A machine answer: one JSON object on one line."""
-    echo(json.dumps(data, ensure_ascii=False))
+    """A machine answer: one JSON object on one line. Written as UTF-8 text where the
+    console holds it, else with `\\u` escapes: the same data, never a `?` in it."""
+    text = json.dumps(data, ensure_ascii=False)
+    if not _holds(sys.stdout, text):
+        text = json.dumps(data)
+    echo(text)
+
+
+# ----------------------------------------------------------------------------- colour
+
+
+COLOURS = {"ok": "32", "warn": "33", "error": "31", "dim": "2"}  # ANSI SGR codes
+
+
+def colour_on() -> bool:
+    """Colour only for a person at a terminal, and never when `NO_COLOR` is set to
+    anything (https://no-color.org): a pipe, a file or a log gets plain text."""
+    if os.environ.get("NO_COLOR"):
+        return False
+    stream = sys.stdout
+    return stream is not None and stream.isatty() and os.environ.get("TERM") != "dumb"
+
+
+def paint(text: str, role: str) -> str:
+    """`text` in the colour of `role` (ok, warn, error, dim) when colour is on."""
+    code = COLOURS.get(role)
+    if code is None or not colour_on():
+        return text
+    return f"\033[{code}m{text}\033[0m"
+
+
+# ----------------------------------------------------------------------------- console encoding
+
+
+# What a console that cannot show a symbol shows instead: still readable, never a crash.
+FALLBACK = {
+    "✓": "ok", "✗": "x", "⚠": "!", "ℹ": "i", "⛔": "X", "…": "...", "→": "->", "←": "<-",
+    "—": "-", "–": "-", "•": "*", "‘": "'", "’": "'", "“": '"', "”": '"', "×": "x", "≤": "<=", "≥": ">=",
+}
+ERRORS = "handrail-fallback"
+
+
+def _fallback(e: UnicodeError) -> tuple[str, int]:
+    if not isinstance(e, UnicodeEncodeError):
+        raise e
+    return "".join(_ascii(ch) for ch in e.object[e.start:e.end]), e.end
+
+
+def _ascii(ch: str) -> str:
+    """A symbol's FALLBACK; a letter without its accent (`é` is `e`); else `?`."""
+    if ch in FALLBACK:
+        return FALLBACK[ch]
+    import unicodedata
+
+    bare = unicodedata.normalize("NFKD", ch).encode("ascii", "ignore").decode()
+    return bare or "?"
+
+
+def install_console() -> None:
+    """Make stdout and stderr print whatever the console's encoding cannot hold as
+    its FALLBACK (or `?`) instead of failing: `PYTHONIOENCODING=ascii`, a Windows code
+    page or `LC_ALL=C` never turns a report into a crash. Called once, by the CLI."""
+    import codecs
+
+    codecs.register_error(ERRORS, _fallback)
+    for stream in (sys.stdout, sys.stderr):
+        reconfigure = getattr(stream, "reconfigure", None)
+        if reconfigure is not None and not _holds(stream, "".join(FALLBACK)):
+            try:
+                reconfigure(errors=ERRORS)
+            except (ValueError, OSError):  # a stream that cannot change mid-way: printing stays as it was
+                pass
+
+
+def _holds(stream: object, text: str) -> bool:
+    """Can `stream`'s encoding write every character of `text`?"""
+    encoding = getattr(stream, "encoding", None) or "utf-8"
+    try:
+        text.encode(encoding)
+    except (UnicodeEncodeError, LookupError):
+        return False
+    return True

@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 from handrail.commands.human import require_human
-from handrail.commands.render import echo, emit_json
+from handrail.commands.render import echo, emit_json, paint
+from handrail.commands.where import require_repository
 from handrail.errors import EXIT_DENIED, EXIT_OK
 
 
 def init(*, tools: list[str] | None, hook_kind: str, force: bool, project: str, as_json: bool) -> int:
+    require_repository("init", project)
     from handrail.init import init as run_init
     from handrail.init import text_report
 
@@ -24,6 +26,7 @@ def init(*, tools: list[str] | None, hook_kind: str, force: bool, project: str, 
 
 def permissions(*, tools: list[str] | None, check: bool, dry_run: bool, project: str, protocol: str | None,
                 as_json: bool) -> int:
+    require_repository("permissions", project)
     from handrail.permissions import run as run_permissions
 
     mode = "check" if check else "dry-run" if dry_run else "write"
@@ -62,7 +65,7 @@ def doctor(*, fix: bool, project: str, as_json: bool) -> int:
     if as_json:
         emit_json(report)
     else:
-        for text in text_report(report):
+        for text in text_report(report, paint):
             echo(text)
     return EXIT_OK if report["ok"] else EXIT_DENIED
 

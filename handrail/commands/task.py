@@ -4,12 +4,15 @@ from __future__ import annotations
 
 import os
 
+from handrail.commands import render
 from handrail.commands.human import require_human, who_acts
 from handrail.commands.render import echo, emit_json
+from handrail.commands.where import require_repository
 from handrail.errors import EXIT_OK
 
 
 def new(*, slug: str, phase: str, title: str | None, project: str, as_json: bool) -> int:
+    require_repository("task new", project)
     from handrail.policy import tasks
 
     tasks.check_slug(slug)
@@ -27,6 +30,7 @@ def new(*, slug: str, phase: str, title: str | None, project: str, as_json: bool
 
 
 def phase(*, slug: str, phase: str, project: str, as_json: bool) -> int:
+    require_repository("task phase", project)
     from handrail.policy import tasks
 
     tasks.check_phase(phase)
@@ -58,10 +62,11 @@ def list_(*, project: str, as_json: bool) -> int:
     if not found:
         echo("no tasks; create one with `handrail task new SLUG --phase implement`")
         return EXIT_OK
-    width = max(len(t.slug) for t in found)
-    for t in found:
-        mark = "*" if t.editing else " "
-        echo(f"{mark} {t.slug:<{width}}  {t.phase:<10}  {t.updated_at}  {t.data.get('title', '')}")
+    rows = [[t.slug, t.phase, "open" if t.editing else "-", t.updated_at, render.cell(t.data.get("title", ""))]
+            for t in found]
+    for text in render.table(("TASK", "PHASE", "EDITS", "UPDATED", "TITLE"), rows, (40, 10, 5, 20),
+                             render.terminal_width()):
+        echo(text)
     return EXIT_OK
 
 

@@ -129,8 +129,9 @@ def test_a_malformed_gate_file_is_named_and_every_other_gate_listed(project: Pro
     assert r.returncode == 2
     (line,) = r.stderr.splitlines()
     assert line.startswith("handrail: error: ") and shown in line and words in line, line
-    listed = [row.split()[:3] for row in r.stdout.splitlines()]
-    assert listed == [["billing", "publish", "pending"], ["login", "publish", "pending"]]
+    header, *rows = r.stdout.splitlines()
+    assert header.split()[:3] == ["TASK", "GATE", "STATUS"]
+    assert [row.split()[:3] for row in rows] == [["billing", "publish", "pending"], ["login", "publish", "pending"]]
 
     r = handrail("gate", "list", "--json", cwd=project.path)
     assert r.returncode == 2 and len(r.stderr.splitlines()) == 1
