@@ -184,14 +184,6 @@ def test_backups_restore_what_was_overwritten(project: Path, handrail) -> None: 
         assert (project / path).read_bytes() == hand_edits[project / path]
 
 
-def test_backup_folders_never_collide_within_one_second(project: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(permissions.time, "strftime", lambda *_a: "20260101T000000Z")
-    first = permissions.claim_backup_dir(str(project))
-    second = permissions.claim_backup_dir(str(project))
-    assert first != second and os.path.isdir(first) and os.path.isdir(second)
-    assert (project / ".handrail" / "backups" / ".gitignore").read_text().splitlines()[-1] == "*"
-
-
 def test_check_judges_drift_by_content_never_by_time(project: Path, handrail) -> None:  # type: ignore[no-untyped-def]
     r = handrail("permissions", "--check", cwd=project)
     assert r.returncode == 1 and "missing" in r.stdout and not (project / ".claude").exists()
