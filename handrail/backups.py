@@ -32,10 +32,9 @@ def is_name(name: object) -> bool:
 
 
 def backups_root(project: str) -> str:
-    """`.handrail/backups/` under `project`, created with its `.gitignore` (also where a
-    kill left that file empty)."""
-    from handrail.fsio import atomic_write
-
+    """`.handrail/backups/` under `project`, created with its `.gitignore`. Written in
+    place, not renamed: a kill can only leave it empty, and an empty one is written
+    again here the next time."""
     root = os.path.join(project, BACKUPS)
     os.makedirs(root, exist_ok=True)
     ignore = os.path.join(root, ".gitignore")
@@ -44,7 +43,8 @@ def backups_root(project: str) -> str:
     except OSError:
         present = False
     if not present:
-        atomic_write(ignore, IGNORE)
+        with open(ignore, "w", encoding="utf-8") as f:
+            f.write(IGNORE)
     return root
 
 

@@ -46,6 +46,7 @@ TXN_DIR = os.path.join(store.RUNTIME, "memory-txn")
 JOURNAL = os.path.join(TXN_DIR, "journal.json")
 DONE = os.path.join(store.RUNTIME, "memory-committed.json")
 LOCK = os.path.join(store.RUNTIME, "memory.lock")
+CLAIMED = "backup-claimed"  # in the staging folder: the backup folder claimed before the journal
 VERSION = 1
 Journal = dict[str, Any]  # as written to journal.json
 # Every path a journal may name as a target: a journal is a file on disk, and it must
@@ -143,6 +144,11 @@ def write(project: str, updates: Mapping[str, bytes], *, backup: bool = False,
     try:
         targets = _stage(project, txn, updates)
         folder = claim_backup_dir(project) if backup and any(t["old"] is not None for t in targets) else None
+        if folder is not None:
+            # Named at once (no fsync: nothing may come between), so that a kill before the
+            # journal exists lets `recover()` remove the folder, still empty, with the staging.
+            with open(os.path.join(txn, CLAIMED), "w", encoding="utf-8") as f:
+                f.write(os.path.basename(folder))
         journal = {"version": VERSION, "id": uuid.uuid4().hex, "targets": targets, "keep": keep, "event": event,
                    "backup": None if folder is None else os.path.basename(folder),
                    "remove": [{"path": p.replace(os.sep, "/"), "sha256": digest(data)}
@@ -187,6 +193,7 @@ def recover(project: str) -> Recovered | None:
     except (OSError, ValueError) as e:
         raise _unreadable(f"cannot be read ({e})") from None
     if journal is None:
+        _unclaim(project, txn)
         shutil.rmtree(txn, ignore_errors=True)
         return Recovered("cleaned", None, [])
     problem = _problem(journal)
@@ -206,6 +213,19 @@ def recover(project: str) -> Recovered | None:
                       payload={"rules": [rules.SNAPSHOT_HASH], "txn": journal["id"], "kept": foreign,
                                "session_id": (ev.get("payload") or {}).get("session_id")})
     return Recovered("undone", journal, foreign)
+
+
+def _unclaim(project: str, txn: str) -> None:
+    """Remove the backup folder a write that never reached its journal claimed (only
+    while empty: then it holds nothing, and nothing names it)."""
+    try:
+        with open(os.path.join(txn, CLAIMED), encoding="utf-8") as f:
+            name = f.read().strip()
+    except OSError:
+        return
+    if is_backup_name(name):
+        with contextlib.suppress(OSError):
+            os.rmdir(os.path.join(project, BACKUPS, name))
 
 
 def _unreadable(why: str) -> HandrailError:

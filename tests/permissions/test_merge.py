@@ -8,10 +8,8 @@ import os
 import shutil
 from pathlib import Path
 
-import pytest
 from permkit import read_json, small, tier, write_protocol
 
-from handrail import permissions
 from handrail.policy import protocol as protocols
 from handrail.policy.protocol import Protocol
 
