@@ -520,14 +520,14 @@ def _repair_aider(project: str) -> int:
 
 
 def _repair_log(project: str) -> Repair:
-    from handrail import permissions
+    from handrail.backups import claim_backup_dir
     from handrail.records import logcheck
 
     problem = logcheck.check(project)
     if problem is None or problem.repair is None:
         return Repair(FIX_LOG, "the event log needed nothing", None)
     try:
-        backup = permissions.claim_backup_dir(project) if problem.repair == logcheck.SET_ASIDE else ""
+        backup = claim_backup_dir(project) if problem.repair == logcheck.SET_ASIDE else ""
         return Repair(FIX_LOG, logcheck.repair(project, problem, backup), None)
     except (HandrailError, OSError) as e:
         return Repair(FIX_LOG, None, f"setting the event log {problem.path} aside failed: {_why(e)}")

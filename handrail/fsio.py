@@ -14,6 +14,7 @@ versions left.
 
 from __future__ import annotations
 
+import errno
 import json
 import os
 import re
@@ -23,6 +24,7 @@ from handrail.errors import HandrailError, PolicyError
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from collections.abc import Callable
     from typing import Any
 
 
@@ -143,11 +145,14 @@ def _remove_holder(holder: str) -> None:
         pass
 
 
-def atomic_write(path: str, text: str, *, backup_dir: str | None = None, mode: int | None = None) -> str | None:
+def atomic_write(path: str, text: str, *, backup_dir: str | Callable[[], str] | None = None,
+                 mode: int | None = None) -> str | None:
     """Write `text` to `path` through a temporary file and a rename.
 
     When `path` exists with other content and `backup_dir` is given, the old file is
-    copied there first (same base name); the backup's path is returned.
+    copied there first (same base name); the backup's path is returned. A callable
+    `backup_dir` (`backups.Backup.under()`) is called only then, so a write that
+    replaces nothing claims no backup folder.
     """
     directory = os.path.dirname(os.path.abspath(path))
     os.makedirs(directory, exist_ok=True)
@@ -161,8 +166,9 @@ def atomic_write(path: str, text: str, *, backup_dir: str | None = None, mode: i
     if old == new:
         return None
     if old is not None and backup_dir is not None:
-        os.makedirs(backup_dir, exist_ok=True)
-        backup = os.path.join(backup_dir, os.path.basename(path))
+        folder = backup_dir if isinstance(backup_dir, str) else backup_dir()
+        os.makedirs(folder, exist_ok=True)
+        backup = os.path.join(folder, os.path.basename(path))
         _write_bytes(backup, old)
     tmp = temp_path(path)
     try:
@@ -175,6 +181,49 @@ def atomic_write(path: str, text: str, *, backup_dir: str | None = None, mode: i
     finally:
         discard_temp(tmp)
     return backup
+
+
+def move(src: str, dst: str) -> None:
+    """Move a file (or a symlink, as a link) to `dst`, which must not exist: a move sets
+    a file aside or puts it back, and never replaces one (FileExistsError). Across file
+    systems (a `core.hooksPath` elsewhere) it is copied, then removed."""
+    if os.path.lexists(dst):
+        raise FileExistsError(errno.EEXIST, "already exists", dst)
+    try:
+        os.rename(src, dst)
+    except OSError as e:
+        if e.errno != errno.EXDEV:
+            raise
+        import shutil
+
+        shutil.move(src, dst)
+
+
+def replace_with(staged: str, path: str) -> None:
+    """Rename a file staged on `path`'s file system onto it, and make that durable: the
+    one step of a multi-file write (memory/journal.py) that changes a target."""
+    os.replace(staged, path)
+    sync_dir(os.path.dirname(os.path.abspath(path)))
+
+
+def sync_dir(path: str) -> None:
+    """Make the renames in `path` durable (POSIX; elsewhere a folder cannot be opened)."""
+    try:
+        fd = os.open(path, os.O_RDONLY)
+    except OSError:
+        return
+    try:
+        os.fsync(fd)
+    except OSError:
+        pass
+    finally:
+        os.close(fd)
+
+
+def write_bytes(path: str, data: bytes) -> None:
+    """Write and fsync `path` in place: for files no reader sees half written (staging,
+    backups); `atomic_write` for the rest."""
+    _write_bytes(path, data)
 
 
 def _write_bytes(path: str, data: bytes) -> None:

@@ -15,6 +15,7 @@ import subprocess
 import sys
 from typing import Any, NamedTuple
 
+from handrail.backups import Backup
 from handrail.errors import HandrailError
 from handrail.fsio import atomic_write, dump_json, read_text
 from handrail.policy import harnessfiles
@@ -106,7 +107,7 @@ def repository_root(project: str) -> tuple[str, str]:
 # --------------------------------------------------------------------------- the protocol
 
 
-def lay_protocol(root: str, tools: list[str] | None, force: bool) -> Step:
+def lay_protocol(root: str, tools: list[str] | None, force: bool, backup: Backup | None = None) -> Step:
     """Keep a valid protocol; lay the default where there is none (only `tools` in it,
     when given); replace an invalid one only with `force`, after a backup."""
     found = protocols.discover(root)
@@ -121,12 +122,10 @@ def lay_protocol(root: str, tools: list[str] | None, force: bool) -> Step:
                 raise HandrailError(f"{e}: fix it, or rerun with --force to replace it with the default policy "
                                     "(the old one is backed up)", reason=e.reason) from None
         if os.path.abspath(found) == os.path.abspath(target):
-            from handrail.permissions import claim_backup_dir
-
-            backup = os.path.join(claim_backup_dir(root), "init")
-            os.makedirs(backup, exist_ok=True)
-            shutil.copy2(found, os.path.join(backup, os.path.basename(found)))
-            did = f"replaced with the default policy (the invalid one is in {os.path.relpath(backup, root)})"
+            folder = (backup or Backup(root)).under("init")()
+            os.makedirs(folder, exist_ok=True)
+            shutil.copy2(found, os.path.join(folder, os.path.basename(found)))
+            did = f"replaced with the default policy (the invalid one is in {os.path.relpath(folder, root)})"
         else:
             did = f"created (the default policy; the invalid {os.path.relpath(found, root)} is no longer read)"
     text = read_text(protocols.DEFAULT_PROTOCOL)
@@ -164,10 +163,11 @@ def ignore_local_state(root: str) -> Step:
 # --------------------------------------------------------------------------- git hooks
 
 
-def plain_hooks(root: str, hooks: str, force: bool) -> list[Step]:
+def plain_hooks(root: str, hooks: str, force: bool, backup: Backup | None = None) -> list[Step]:
     from handrail import install_hooks
 
-    return [Step(f"git hook {a.hook}", a.did) for a in install_hooks.install(hooks, root, force=force)]
+    return [Step(f"git hook {a.hook}", a.did)
+            for a in install_hooks.install(hooks, root, force=force, backup=backup)]
 
 
 def _hook_bytes(hooks: str) -> dict[str, bytes | None]:
@@ -185,7 +185,7 @@ def pre_commit_executable() -> str | None:
     return shutil.which("pre-commit", path=os.path.dirname(sys.executable)) or shutil.which("pre-commit")
 
 
-def framework_hooks(root: str, hooks: str) -> list[Step]:
+def framework_hooks(root: str, hooks: str, backup: Backup | None = None) -> list[Step]:
     """handrail's hooks merged into `.pre-commit-config.yaml`, `pre-commit install` for
     every hook type they run at (FRAMEWORK_HOOK_TYPES), and this handrail recorded where
     their entries look for it (handrail's plain hooks, where installed, are removed first
@@ -197,7 +197,7 @@ def framework_hooks(root: str, hooks: str) -> list[Step]:
     if exe is None:
         raise HandrailError("pre-commit is not installed here: install it (`pip install pre-commit`), or run "
                             "`handrail init --git-hooks` for plain git hooks", reason="missing_tool")
-    steps = [merge_pre_commit_config(root), record_handrail(root)]
+    steps = [merge_pre_commit_config(root, backup), record_handrail(root)]
     if any(install_hooks.is_ours(os.path.join(hooks, name)) for name in install_hooks.HOOKS):
         for a in install_hooks.uninstall(hooks):
             steps.append(Step(f"git hook {a.hook}", f"{a.did} (the pre-commit framework runs handrail now)"))
@@ -235,7 +235,7 @@ def record_handrail(root: str) -> Step:
     return Step(what, f"set to {path}")
 
 
-def merge_pre_commit_config(root: str) -> Step:
+def merge_pre_commit_config(root: str, backup: Backup | None = None) -> Step:
     """Add handrail's hooks that `.pre-commit-config.yaml` lacks, as one `repo: local`
     entry, keeping the user's comments, layout and line endings (handrail/precommit_config.py);
     a config that is not valid YAML, or that handrail cannot add to without changing the
@@ -257,12 +257,7 @@ def merge_pre_commit_config(root: str) -> Step:
     if not missing:
         return Step(PRE_COMMIT_CONFIG, "kept (already runs handrail's hooks)")
     text = precommit_config.merge(current or "", data, missing)
-    backup = None
-    if current is not None:
-        from handrail.permissions import claim_backup_dir
-
-        backup = os.path.join(claim_backup_dir(root), "init")
-    atomic_write(path, text, backup_dir=backup)
+    atomic_write(path, text, backup_dir=(backup or Backup(root)).under("init"))
     return Step(PRE_COMMIT_CONFIG, "created" if current is None else "updated (handrail's hooks added)")
 
 
@@ -289,7 +284,7 @@ def yaml_mapping(text: str, name: str, again: str) -> dict[str, Any]:
 # --------------------------------------------------------------------------- aider
 
 
-def aider_settings(root: str) -> Step:
+def aider_settings(root: str, backup: Backup | None = None) -> Step:
     """aider has no hook to register: its `.aider.conf.yml` gets the settings that make its
     commits meet the git hooks as an agent's (handrail/harnesses/aider.py says which)."""
     from handrail.harnesses import aider
@@ -297,12 +292,7 @@ def aider_settings(root: str) -> Step:
     did, text = aider.merge_config(root)
     if text is not None:
         path = os.path.join(root, aider.CONFIG)
-        backup = None
-        if os.path.exists(path):
-            from handrail.permissions import claim_backup_dir
-
-            backup = os.path.join(claim_backup_dir(root), "init")
-        atomic_write(path, text, backup_dir=backup)
+        atomic_write(path, text, backup_dir=(backup or Backup(root)).under("init"))
     return Step(aider.CONFIG, did)
 
 
@@ -324,19 +314,20 @@ def init(project: str, *, tools: list[str] | None = None, pre_commit: bool = Fal
 def _init(root: str, hooks: str, tools: list[str] | None, pre_commit: bool, force: bool) -> dict[str, Any]:
     from handrail import permissions
 
-    steps = [lay_protocol(root, tools, force), ignore_local_state(root)]
-    steps += framework_hooks(root, hooks) if pre_commit else plain_hooks(root, hooks, force)
+    backup = Backup(root)  # one folder for everything this run replaces
+    steps = [lay_protocol(root, tools, force, backup), ignore_local_state(root)]
+    steps += framework_hooks(root, hooks, backup) if pre_commit else plain_hooks(root, hooks, force, backup)
     listed = protocols.tool_names(protocols.load(root))
     hooked = [t for t in tools if t != "aider"] if tools else None  # aider has settings, not permission files
     empty: dict[str, Any] = {"files": [], "notes": [], "tools": []}
-    result = empty if hooked == [] else permissions.run(root, tools=hooked)
+    result = empty if hooked == [] else permissions.run(root, tools=hooked, backup=backup)
     for f in result["files"]:
         did = {"create": "created", "update": "updated"}.get(f["change"], "unchanged")
         if f.get("backup"):
             did += f" (the old one is in {f['backup']})"
         steps.append(Step(f["path"], did))
     if "aider" in listed and (tools is None or "aider" in tools):
-        steps.append(aider_settings(root))
+        steps.append(aider_settings(root, backup))
     changed = any(s.changed for s in steps)
     notes = [n for n in result["notes"] if "built-in default" not in n and not n.startswith("aider:")]
     if pre_commit:

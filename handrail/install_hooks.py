@@ -22,12 +22,12 @@ import os
 import shlex
 import shutil
 import sys
-import time
 from typing import NamedTuple
 
 from handrail import __version__
+from handrail.backups import BACKUPS, Backup
 from handrail.errors import HandrailError
-from handrail.fsio import atomic_write
+from handrail.fsio import atomic_write, move
 
 HOOKS = ("pre-commit", "prepare-commit-msg", "pre-push", "pre-applypatch", "applypatch-msg", "post-commit")
 MARKER = "# handrail-managed git hook"
@@ -147,8 +147,10 @@ def _link(path: str) -> bool:
     return True
 
 
-def install(hooks: str, project: str, *, symlink: bool = False, force: bool = False) -> list[Action]:
-    """Install every hook of HOOKS into `hooks`; see the module docstring for what is kept."""
+def install(hooks: str, project: str, *, symlink: bool = False, force: bool = False,
+            backup: Backup | None = None) -> list[Action]:
+    """Install every hook of HOOKS into `hooks`; see the module docstring for what is kept.
+    An earlier saved hook that `force` pushes out goes to `backup` (`init` hands in its run's)."""
     bin_path, python = handrail_command()
     text = script(bin_path, python)
     os.makedirs(hooks, exist_ok=True)
@@ -162,7 +164,7 @@ def install(hooks: str, project: str, *, symlink: bool = False, force: bool = Fa
             raise HandrailError(
                 f"{path} is not handrail's, and {name}{SAVED} already holds the hook handrail replaced earlier; "
                 f"rerun with --force to keep {name} as the saved hook (the earlier one goes to "
-                f"{os.path.join('.handrail', 'backups')})", reason="hook_in_the_way")
+                f"{BACKUPS})", reason="hook_in_the_way")
     if symlink:
         shared = os.path.join(hooks, SHARED)
         actions.append(Action(SHARED, "written" if _write_script(shared, text) else "unchanged"))
@@ -172,11 +174,11 @@ def install(hooks: str, project: str, *, symlink: bool = False, force: bool = Fa
         did = "installed"
         if os.path.lexists(path) and not is_ours(path):
             if os.path.lexists(saved):
-                stamp = time.strftime("%Y%m%dT%H%M%SZ", time.gmtime())
-                backup = os.path.join(project, ".handrail", "backups", stamp, "hooks")
-                os.makedirs(backup, exist_ok=True)
-                shutil.move(saved, os.path.join(backup, name + SAVED))
-            os.rename(path, saved)
+                backup = backup or Backup(project)
+                folder = backup.under("hooks")()
+                os.makedirs(folder, exist_ok=True)
+                move(saved, os.path.join(folder, name + SAVED))
+            move(path, saved)
             did = "installed (the hook that was there runs first)"
         elif os.path.lexists(path):
             did = "updated"
@@ -203,7 +205,7 @@ def uninstall(hooks: str) -> list[Action]:
             else:
                 actions.append(Action(name, "kept (not handrail's)"))
         if os.path.lexists(saved) and not os.path.lexists(path):
-            os.rename(saved, path)
+            move(saved, path)
             actions.append(Action(name, "restored (the hook that was there before)"))
     shared = os.path.join(hooks, SHARED)
     if os.path.lexists(shared) and is_ours(shared):

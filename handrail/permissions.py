@@ -29,10 +29,11 @@ from __future__ import annotations
 import importlib
 import json
 import os
-import time
+from collections.abc import Callable
 from types import ModuleType
 from typing import Any, NamedTuple
 
+from handrail.backups import Backup
 from handrail.errors import HandrailError
 from handrail.fsio import atomic_write, dump_json
 from handrail.native import JsonFile, ShapeError, TextFile, merge, unique
@@ -42,7 +43,6 @@ from handrail.records.clock import now_iso
 
 HARNESSES = ("claude", "codex", "opencode", "gemini", "cursor", "copilot", "cline", "qwen")
 RECORD = ".handrail/generated.json"
-BACKUPS = os.path.join(".handrail", "backups")
 CREATE, UPDATE, NONE = "create", "update", "none"
 Owned = dict[str, dict[str, list[Any]]]  # path -> slot -> the items handrail wrote there
 
@@ -238,40 +238,16 @@ def _text_change(spec: TextFile, tool: str, full: str, old: bytes | None) -> Cha
 # --------------------------------------------------------------------------- writing
 
 
-def claim_backup_dir(project: str) -> str:
-    """A fresh `.handrail/backups/<stamp>` folder. The stamp is the UTC second, with a
-    counter where that folder is taken (two runs within one second), claimed by
-    creating it, so two runs never share one."""
-    root = os.path.join(project, BACKUPS)
-    os.makedirs(root, exist_ok=True)
-    ignore = os.path.join(root, ".gitignore")
-    if not os.path.exists(ignore):
-        atomic_write(ignore, "# what handrail overwrote: local, never committed\n*\n")
-    base = time.strftime("%Y%m%dT%H%M%SZ", time.gmtime())
-    n = 1
-    while True:
-        name = base if n == 1 else f"{base}-{n:03d}"
-        try:
-            os.mkdir(os.path.join(root, name))
-            return os.path.join(root, name)
-        except FileExistsError:
-            n += 1
-
-
-def apply(plan: Plan) -> tuple[list[Change], str | None]:
+def apply(plan: Plan, backup: Backup | None = None) -> tuple[list[Change], str | None]:
     """Write every pending change; (what was written, the backup folder if one was used).
 
     The intent goes first, so that no shared file ever holds a rule the record does
-    not name, and the record proper last."""
-    stamp: str | None = None
+    not name, and the record proper last. What the run replaces goes to `backup`
+    (one folder for the whole run: `init` hands in its own)."""
+    backup = backup or Backup(plan.project)
 
-    def backup_dir(path: str, old: bytes | None) -> str | None:
-        nonlocal stamp
-        if old is None:
-            return None
-        if stamp is None:
-            stamp = claim_backup_dir(plan.project)
-        return os.path.join(stamp, "permissions", os.path.dirname(path))
+    def backup_dir(path: str, old: bytes | None) -> Callable[[], str] | None:
+        return None if old is None else backup.under("permissions", os.path.dirname(path))
 
     record = os.path.join(plan.project, RECORD)
     old_record = _read(record)
@@ -294,7 +270,7 @@ def apply(plan: Plan) -> tuple[list[Change], str | None]:
         atomic_write(record, plan.record, backup_dir=None if intent else backup_dir(RECORD, old_record))
     if record_change is not None:
         written.append(record_change)
-    return written, stamp
+    return written, backup.path
 
 
 def diff(c: Change) -> str:
@@ -313,9 +289,10 @@ def diff(c: Change) -> str:
 
 
 def run(project: str, *, tools: list[str] | None = None, protocol: str | None = None,
-        mode: str = "write") -> dict[str, Any]:
+        mode: str = "write", backup: Backup | None = None) -> dict[str, Any]:
     """`mode`: write, check (write nothing; `ok` is false when a file differs) or dry-run
-    (write nothing; each change carries its diff). The `--json` answer.
+    (write nothing; each change carries its diff). The `--json` answer. `backup`: the
+    run's backup folder, when a larger run (`init`) shares its own.
 
     A write reads the protocol and the files only once it holds the lock, so that
     the last of several runs writes from the protocol as it is then."""
@@ -324,30 +301,31 @@ def run(project: str, *, tools: list[str] | None = None, protocol: str | None = 
     from handrail import setuplock
 
     with setuplock.held(project, "handrail permissions"):
-        return _run(project, tools, protocol, mode)
+        return _run(project, tools, protocol, mode, backup)
 
 
-def _run(project: str, tools: list[str] | None, protocol: str | None, mode: str) -> dict[str, Any]:
+def _run(project: str, tools: list[str] | None, protocol: str | None, mode: str,
+         backup: Backup | None = None) -> dict[str, Any]:
     proto = protocols.load(project, protocol)
     chosen, notes = select(proto, tools)
     p = plan(project, proto, chosen)
     if p.interrupted is not None:
         notes.append(interrupted_note(p.interrupted, mode, project))
     written: list[Change] = []
-    backup = None
+    folder = None
     if mode == "write":
-        written, backup = apply(p)
+        written, folder = apply(p, backup)
     files = []
     for c in p.changes:
         entry: dict[str, object] = {"path": c.path, "tool": c.tool, "change": c.action,
                                     "written": c in written}
         if mode == "dry-run" and c.action != NONE:
             entry["diff"] = diff(c)
-        if c in written and c.old is not None and backup is not None and not c.needs_chmod:
-            entry["backup"] = os.path.relpath(os.path.join(backup, "permissions", c.path), project)
+        if c in written and c.old is not None and folder is not None and not c.needs_chmod:
+            entry["backup"] = os.path.relpath(os.path.join(folder, "permissions", c.path), project)
         files.append(entry)
     return {"ok": mode != "check" or not p.pending, "mode": mode, "protocol": proto.source, "tools": chosen,
-            "files": files, "backup_dir": None if backup is None else os.path.relpath(backup, project),
+            "files": files, "backup_dir": None if folder is None else os.path.relpath(folder, project),
             "interrupted": p.interrupted, "notes": notes + proto.warnings}
 
 

@@ -14,12 +14,11 @@ calls `permissions.run`, which takes it again.
 
 from __future__ import annotations
 
-import fcntl
 import os
-import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 
+from handrail import filelock
 from handrail.errors import HandrailError
 
 LOCK_FILE = os.path.join(".handrail", "runtime", "permissions.lock")  # runtime/ ignores itself
@@ -55,53 +54,26 @@ def held(project: str, what: str) -> Iterator[None]:
         return
     from handrail.records.events import ensure_runtime_dir
 
+    shown = os.path.relpath(path, os.path.realpath(project))
+    wait = wait_seconds()
     try:
         ensure_runtime_dir(project)
-        fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
+        fd = filelock.open_lock(path)
     except OSError as e:
-        raise HandrailError(f"{os.path.relpath(path, os.path.realpath(project))}: cannot create the lock: "
-                            f"{e.strerror}; `{what}` wrote nothing", reason="io_error") from None
-    try:
-        _acquire(fd, os.path.relpath(path, os.path.realpath(project)), what)
-        os.ftruncate(fd, 0)
-        os.pwrite(fd, f"{os.getpid()}\n".encode(), 0)
+        raise HandrailError(f"{shown}: cannot create the lock: {e.strerror}; `{what}` wrote nothing",
+                            reason="io_error") from None
+    with filelock.locked(fd, wait) as got:
+        if not got.had:
+            raise HandrailError(f"{shown}: another `handrail permissions` or `handrail init` (pid {got.holder}) "
+                                f"still holds it after {wait:g}s; `{what}` wrote nothing: run it again once "
+                                f"that one has finished", reason="busy")
         _held[path] = 1
         try:
             yield
         finally:
             del _held[path]
-    finally:
-        os.close(fd)  # closing releases the lock
 
 
 def busy(project: str) -> bool:
     """Whether a run holds the lock now (read only: creates nothing)."""
-    try:
-        fd = os.open(os.path.join(project, LOCK_FILE), os.O_RDONLY)
-    except OSError:
-        return False
-    try:
-        fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
-        return False
-    except BlockingIOError:
-        return True
-    finally:
-        os.close(fd)
-
-
-def _acquire(fd: int, shown: str, what: str) -> None:
-    wait = wait_seconds()
-    deadline = time.monotonic() + wait
-    pause = 0.01
-    while True:
-        try:
-            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-            return
-        except BlockingIOError:
-            if time.monotonic() >= deadline:
-                holder = os.pread(fd, 32, 0).decode(errors="replace").strip() or "?"
-                raise HandrailError(f"{shown}: another `handrail permissions` or `handrail init` (pid {holder}) "
-                                    f"still holds it after {wait:g}s; `{what}` wrote nothing: run it again once "
-                                    f"that one has finished", reason="busy") from None
-            time.sleep(pause)
-            pause = min(pause * 2, 0.2)
+    return filelock.busy(os.path.join(project, LOCK_FILE))

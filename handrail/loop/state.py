@@ -13,12 +13,12 @@ never rewritten: writing a fresh one would silently close an open circuit.
 
 from __future__ import annotations
 
-import fcntl
 import os
 import secrets
 from collections.abc import Iterator
 from contextlib import contextmanager
 
+from handrail import filelock
 from handrail.errors import HandrailError
 from handrail.fsio import atomic_write, dump_json, read_json_object
 from handrail.policy import loop as rules
@@ -168,17 +168,8 @@ def locked(task_dir: str, slug: str) -> Iterator[None]:
     """One loop command that writes progress at a time per task; a second is refused
     (exit 2) rather than left to overwrite the first one's state."""
     ensure_ignored(task_dir)
-    path = os.path.join(task_dir, LOCK_FILE)
-    fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
-    try:
-        try:
-            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except BlockingIOError:
-            holder = os.pread(fd, 32, 0).decode(errors="replace").strip() or "?"
+    with filelock.held(os.path.join(task_dir, LOCK_FILE)) as lock:
+        if not lock.had:
             raise HandrailError(f"{shown(slug, LOCK_FILE)}: another loop command is running on task '{slug}' "
-                                f"(pid {holder}); wait for it, or stop it", reason="loop_busy") from None
-        os.ftruncate(fd, 0)
-        os.pwrite(fd, f"{os.getpid()}\n".encode(), 0)
+                                f"(pid {lock.holder}); wait for it, or stop it", reason="loop_busy")
         yield
-    finally:
-        os.close(fd)  # closing releases the lock

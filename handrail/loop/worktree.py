@@ -25,6 +25,7 @@ from typing import Any, NamedTuple
 import pygit2
 
 from handrail import repo as git
+from handrail.backups import BACKUPS
 from handrail.errors import HandrailError
 from handrail.fsio import atomic_write, dump_json
 from handrail.policy import scope
@@ -32,7 +33,7 @@ from handrail.records import clock
 
 HANDRAIL_PREFIX = ".handrail/"
 RUNTIME_PREFIX = ".handrail/runtime/"
-BACKUPS_PREFIX = ".handrail/backups/"
+BACKUPS_PREFIX = BACKUPS.replace(os.sep, "/") + "/"
 COPY_LIMIT = 1 << 20
 DIFF_LIMIT = 16 << 20  # larger files get no patch text; their lines are all counted (the stricter count)
 TREE = "tree"  # "as in the baseline commit": never equal to a content id or None

@@ -139,7 +139,7 @@ def _commit(project: str, text: str | None, source: str, who: str | None, dry_ru
                          "git_range": manifest.get("git_range"), "stripped": result["stripped"]}}
     try:
         done = journal.write(project, {rel: new.encode("utf-8") for rel, new in updates.items()},
-                             backup_stamp=clock.now().strftime("%Y%m%dT%H%M%SZ"), remove={store.MANIFEST: raw},
+                             backup=True, remove={store.MANIFEST: raw},
                              event=event, keep=True)
     except OSError as e:
         return [Failure(rules.WRITE_FAILED, getattr(e, "filename", None) or manifest["bootstrap_dir"],

@@ -29,13 +29,15 @@ import json
 import os
 import re
 import shutil
-import time
 import uuid
 from collections.abc import Iterator, Mapping
 from typing import Any, NamedTuple
 
+from handrail import filelock
+from handrail.backups import BACKUPS, backups_root, claim_backup_dir
+from handrail.backups import is_name as is_backup_name
 from handrail.errors import HandrailError
-from handrail.fsio import _write_bytes
+from handrail.fsio import replace_with, sync_dir, write_bytes
 from handrail.memory import store
 from handrail.policy import memory as rules
 from handrail.records import events
@@ -44,7 +46,7 @@ TXN_DIR = os.path.join(store.RUNTIME, "memory-txn")
 JOURNAL = os.path.join(TXN_DIR, "journal.json")
 DONE = os.path.join(store.RUNTIME, "memory-committed.json")
 LOCK = os.path.join(store.RUNTIME, "memory.lock")
-BACKUPS = os.path.join(".handrail", "backups")
+CLAIMED = "backup-claimed"  # in the staging folder: the backup folder claimed before the journal
 VERSION = 1
 Journal = dict[str, Any]  # as written to journal.json
 # Every path a journal may name as a target: a journal is a file on disk, and it must
@@ -85,30 +87,12 @@ def locked(project: str, wait: float = 5.0) -> Iterator[bool]:
     """One memory write at a time; yields whether the lock was had within `wait`
     seconds. The kernel drops the lock of a killed process, so a held lock always
     means a live writer, and a journal found under the lock is always an interrupted one."""
-    try:
-        import fcntl
-    except ImportError:  # not POSIX: the hash checks alone guard
-        yield True
-        return
     if not os.path.isdir(project):  # nothing to guard; the caller says what is wrong
         yield True
         return
     _runtime(project)
-    fd = os.open(os.path.join(project, LOCK), os.O_RDWR | os.O_CREAT, 0o644)
-    try:
-        deadline = time.monotonic() + wait
-        while True:
-            try:
-                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-                break
-            except OSError:
-                if time.monotonic() >= deadline:
-                    yield False
-                    return
-                time.sleep(0.05)
-        yield True
-    finally:
-        os.close(fd)
+    with filelock.held(os.path.join(project, LOCK), wait) as lock:
+        yield lock.had
 
 
 @contextlib.contextmanager
@@ -136,14 +120,14 @@ def last_committed(project: str) -> Journal | None:
     return data if isinstance(data, dict) and _problem(data) is None else None
 
 
-def write(project: str, updates: Mapping[str, bytes], *, backup_stamp: str | None = None,
+def write(project: str, updates: Mapping[str, bytes], *, backup: bool = False,
           remove: Mapping[str, bytes] | None = None, event: dict[str, Any] | None = None,
           keep: bool = False) -> Journal:
     """Write every file of `updates` (relative path -> new bytes) or none; call with
     the lock held, after `recover()`.
 
-    `backup_stamp`: copy the contents replaced to `.handrail/backups/<stamp>[-N]/bootstrap/`,
-    a folder no earlier backup uses. `remove`: files (path -> the content they must
+    `backup`: copy the contents replaced to `bootstrap/` in a backup folder of its own
+    (handrail/backups.py), claimed before the journal names it. `remove`: files (path -> the content they must
     still have) to delete with the write. `event`: recorded once the write is done,
     even when `recover()` is the one to finish it. `keep`: remember the write in
     `memory-committed.json`. Returns the journal. Raises OSError when the staging
@@ -156,19 +140,28 @@ def write(project: str, updates: Mapping[str, bytes], *, backup_stamp: str | Non
         if rel not in TARGETS:
             raise ValueError(f"{rel}: not a bootstrap file")
     _runtime(project)
+    folder: str | None = None
     try:
         targets = _stage(project, txn, updates)
+        folder = claim_backup_dir(project) if backup and any(t["old"] is not None for t in targets) else None
+        if folder is not None:
+            # Named at once (no fsync: nothing may come between), so that a kill before the
+            # journal exists lets `recover()` remove the folder, still empty, with the staging.
+            with open(os.path.join(txn, CLAIMED), "w", encoding="utf-8") as f:
+                f.write(os.path.basename(folder))
         journal = {"version": VERSION, "id": uuid.uuid4().hex, "targets": targets, "keep": keep, "event": event,
-                   "backup": _backup_folder(project, backup_stamp) if backup_stamp and any(
-                       t["old"] is not None for t in targets) else None,
+                   "backup": None if folder is None else os.path.basename(folder),
                    "remove": [{"path": p.replace(os.sep, "/"), "sha256": digest(data)}
                               for p, data in (remove or {}).items()]}
-        _write_bytes(os.path.join(txn, "journal.json.tmp"), json.dumps(journal, indent=2).encode("utf-8"))
-        os.replace(os.path.join(txn, "journal.json.tmp"), os.path.join(project, JOURNAL))
-        _sync_dir(txn)
+        write_bytes(os.path.join(txn, "journal.json.tmp"), json.dumps(journal, indent=2).encode("utf-8"))
+        replace_with(os.path.join(txn, "journal.json.tmp"), os.path.join(project, JOURNAL))
     except BaseException:
-        # Nothing has been renamed onto a target yet: dropping the staging is the whole undo.
+        # Nothing has been renamed onto a target yet: dropping the staging (and the
+        # backup folder claimed for it, still empty) is the whole undo.
         shutil.rmtree(txn, ignore_errors=True)
+        if folder is not None:
+            with contextlib.suppress(OSError):
+                os.rmdir(folder)
         raise
     try:
         _forward(project, journal)
@@ -200,6 +193,7 @@ def recover(project: str) -> Recovered | None:
     except (OSError, ValueError) as e:
         raise _unreadable(f"cannot be read ({e})") from None
     if journal is None:
+        _unclaim(project, txn)
         shutil.rmtree(txn, ignore_errors=True)
         return Recovered("cleaned", None, [])
     problem = _problem(journal)
@@ -221,6 +215,19 @@ def recover(project: str) -> Recovered | None:
     return Recovered("undone", journal, foreign)
 
 
+def _unclaim(project: str, txn: str) -> None:
+    """Remove the backup folder a write that never reached its journal claimed (only
+    while empty: then it holds nothing, and nothing names it)."""
+    try:
+        with open(os.path.join(txn, CLAIMED), encoding="utf-8") as f:
+            name = f.read().strip()
+    except OSError:
+        return
+    if is_backup_name(name):
+        with contextlib.suppress(OSError):
+            os.rmdir(os.path.join(project, BACKUPS, name))
+
+
 def _unreadable(why: str) -> HandrailError:
     return HandrailError(f"{JOURNAL}: {why}; the bootstrap files may be half written: compare them with "
                          f"{TXN_DIR}/old/ and {TXN_DIR}/new/, then remove {TXN_DIR}", reason="invalid_journal")
@@ -240,8 +247,8 @@ def _problem(journal: object) -> str | None:
         if not isinstance(r, dict) or r.get("path") != store.MANIFEST.replace(os.sep, "/"):
             return f"remove: {r!r} is not the manifest"
     backup = journal.get("backup")
-    if backup is not None and (not isinstance(backup, str) or not re.fullmatch(r"[0-9TZ]+(-\d+)?", backup)):
-        return f"backup: {backup!r} is not a backup stamp"
+    if backup is not None and not is_backup_name(backup):
+        return f"backup: {backup!r} is not a backup folder's name"
     return None
 
 
@@ -255,27 +262,15 @@ def _stage(project: str, txn: str, updates: Mapping[str, bytes]) -> list[dict[st
             raise OSError(errno.EXDEV, f"{rel} is on another file system than {TXN_DIR}", rel)
         old = read(path)
         staged = os.path.join(txn, "new", str(i))
-        _write_bytes(staged, data)
+        write_bytes(staged, data)
         with contextlib.suppress(FileNotFoundError):
             os.chmod(staged, os.stat(path).st_mode & 0o7777)
         if old is not None:
-            _write_bytes(os.path.join(txn, "old", str(i)), old)
+            write_bytes(os.path.join(txn, "old", str(i)), old)
         targets.append({"path": rel, "old": digest(old), "new": digest(data)})
-    _sync_dir(os.path.join(txn, "new"))
-    _sync_dir(os.path.join(txn, "old"))
+    sync_dir(os.path.join(txn, "new"))
+    sync_dir(os.path.join(txn, "old"))
     return targets
-
-
-def _backup_folder(project: str, stamp: str) -> str:
-    """The first of `stamp`, `stamp-2`, ... that no backup uses (the lock keeps other
-    memory writes from choosing it meanwhile)."""
-    base = os.path.join(project, BACKUPS)
-    n = 1
-    while True:
-        name = stamp if n == 1 else f"{stamp}-{n}"
-        if not os.path.lexists(os.path.join(base, name)):
-            return name
-        n += 1
 
 
 def _foreign(project: str, journal: Journal) -> list[str]:
@@ -295,7 +290,7 @@ def _foreign(project: str, journal: Journal) -> list[str]:
 def _forward(project: str, journal: Journal) -> None:
     txn = os.path.join(project, TXN_DIR)
     if journal.get("backup"):
-        folder = os.path.join(_backups_base(project), journal["backup"], "bootstrap")
+        folder = os.path.join(backups_root(project), journal["backup"], "bootstrap")
         os.makedirs(folder, exist_ok=True)
         for i, t in enumerate(journal["targets"]):
             if t.get("old") is None:
@@ -304,13 +299,12 @@ def _forward(project: str, journal: Journal) -> None:
             saved = read(os.path.join(txn, "old", str(i)))
             if digest(read(dest)) != t["old"] and digest(saved) == t["old"]:
                 assert saved is not None
-                _write_bytes(dest, saved)
+                write_bytes(dest, saved)
     for i, t in enumerate(journal["targets"]):
         path = os.path.join(project, t["path"])
         if digest(read(path)) != t["new"]:
             os.makedirs(os.path.dirname(path), exist_ok=True)
-            os.replace(os.path.join(txn, "new", str(i)), path)
-            _sync_dir(os.path.dirname(path))
+            replace_with(os.path.join(txn, "new", str(i)), path)
     for r in journal["remove"]:
         path = os.path.join(project, r["path"])
         # Only the file the write was checked against: a newer one (a later prepare) stays.
@@ -329,7 +323,7 @@ def _finish(project: str, journal: Journal, *, recovered: bool) -> None:
                       payload=payload)
     txn = os.path.join(project, TXN_DIR)
     if journal.get("keep"):
-        os.replace(os.path.join(project, JOURNAL), os.path.join(project, DONE))
+        replace_with(os.path.join(project, JOURNAL), os.path.join(project, DONE))
     else:
         with contextlib.suppress(FileNotFoundError):
             os.unlink(os.path.join(project, JOURNAL))
@@ -348,8 +342,7 @@ def _back(project: str, journal: Journal) -> None:
             continue
         saved = os.path.join(txn, "old", str(i))
         if digest(read(saved)) == t["old"]:
-            os.replace(saved, path)
-            _sync_dir(os.path.dirname(path))
+            replace_with(saved, path)
 
 
 def backup_path(journal: Journal) -> str | None:
@@ -398,35 +391,9 @@ def _runtime(project: str) -> None:
             f.write("# handrail runtime state: never committed\n*\n")
 
 
-def _backups_base(project: str) -> str:
-    """`.handrail/backups/`, git-ignored even where `handrail init` never ran."""
-    base = os.path.join(project, BACKUPS)
-    os.makedirs(base, exist_ok=True)
-    ignore = os.path.join(base, ".gitignore")
-    if not read(ignore):  # absent, or left empty by a kill
-        with open(ignore, "w", encoding="utf-8") as f:
-            f.write("# handrail backups of files it replaced: never committed\n*\n")
-    return base
-
-
 def _device(path: str) -> int:
     """The device of the nearest folder of `path` that exists."""
     folder = os.path.dirname(os.path.abspath(path))
     while not os.path.isdir(folder):
         folder = os.path.dirname(folder)
     return os.stat(folder).st_dev
-
-
-def _sync_dir(path: str) -> None:
-    """Make the renames in `path` durable (POSIX; elsewhere a folder cannot be opened)."""
-    try:
-        fd = os.open(path, os.O_RDONLY)
-    except OSError:
-        return
-    try:
-        os.fsync(fd)
-    except OSError:
-        pass
-    finally:
-        os.close(fd)
-

@@ -218,7 +218,7 @@ def locked(path: str, display: str) -> Iterator[None]:
     Writes replace the file by rename, so a waiter may wake up holding the old
     inode: it checks and locks the new file again.
     """
-    import fcntl
+    from handrail.filelock import acquire
 
     while True:
         try:
@@ -229,7 +229,7 @@ def locked(path: str, display: str) -> Iterator[None]:
         except OSError as e:
             raise io_error(f"{display}: cannot open to lock: {e.strerror}") from None
         try:
-            fcntl.flock(fd, fcntl.LOCK_EX)
+            acquire(fd, None)
         except OSError as e:
             os.close(fd)
             raise io_error(f"{display}: cannot lock: {e.strerror}") from None
@@ -269,29 +269,15 @@ def create(path: str, text: str, display: str) -> None:
         raise io_error(f"{display}: cannot write: {e.strerror}") from None
 
 
-def backup_dir(root: str, agent: str, stamp: str) -> str:
-    """`.handrail/backups/<stamp>/agents/<agent>/` under the root, git-ignored."""
-    base = os.path.join(root, ".handrail", "backups")
-    os.makedirs(base, exist_ok=True)
-    ignore = os.path.join(base, ".gitignore")
-    if not os.path.exists(ignore):
-        with open(ignore, "w", encoding="utf-8") as f:
-            f.write("# handrail backups of files it replaced: never committed\n*\n")
-    return os.path.join(base, stamp, ENVELOPES_DIR, agent)
-
-
 def replace(root: str, agent: str, data: dict[str, Any], history: str, display: str) -> str | None:
     """Render and atomically replace an existing envelope, the old file backed up
     first; returns the backup's path."""
-    import time
-
+    from handrail.backups import Backup
     from handrail.fsio import atomic_write
 
     text = render(data, history)
-    now = time.time()
-    stamp = time.strftime("%Y%m%dT%H%M%S", time.gmtime(now)) + f".{int(now % 1 * 1e6):06d}Z-{os.getpid()}"
     try:
-        backup = atomic_write(path_for(root, agent), text, backup_dir=backup_dir(root, agent, stamp))
+        backup = atomic_write(path_for(root, agent), text, backup_dir=Backup(root).under(ENVELOPES_DIR, agent))
     except OSError as e:
         raise io_error(f"{display}: cannot write: {e.strerror}") from None
     # Warm the hot path's cache: the next can-edit need not load PyYAML.

@@ -47,12 +47,10 @@ def _cache_file(agent: str, text: str) -> str:
 def remember_states(agent: str, text: str, states: dict[str, str]) -> None:
     """Best effort: a cache that cannot be written only costs time."""
     path = _cache_file(agent, text)
+    from handrail.fsio import atomic_write
+
     try:
-        os.makedirs(os.path.dirname(path), exist_ok=True)
-        tmp = f"{path}.{os.getpid()}.tmp"
-        with open(tmp, "w", encoding="utf-8") as f:
-            json.dump(states, f)
-        os.replace(tmp, path)
+        atomic_write(path, json.dumps(states))
     except OSError:
         pass
 

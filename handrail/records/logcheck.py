@@ -28,6 +28,7 @@ import stat
 from typing import NamedTuple
 
 from handrail.errors import HandrailError
+from handrail.fsio import move
 from handrail.records import events
 
 SQLITE_MAGIC = b"SQLite format 3\x00"
@@ -216,7 +217,7 @@ def repair(project: str, problem: Problem, backup_root: str) -> str:
     moved = []
     for p in (db, *(db + s for s in COMPANIONS)):
         if os.path.lexists(p):
-            os.rename(p, os.path.join(aside, os.path.basename(p)))
+            move(p, os.path.join(aside, os.path.basename(p)))
             moved.append(os.path.basename(p))
     return (f"set the broken log aside ({', '.join(moved)} in {_show(project, aside)}/); "
             "the next decision starts a new one")

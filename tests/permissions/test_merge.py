@@ -8,10 +8,8 @@ import os
 import shutil
 from pathlib import Path
 
-import pytest
 from permkit import read_json, small, tier, write_protocol
 
-from handrail import permissions
 from handrail.policy import protocol as protocols
 from handrail.policy.protocol import Protocol
 
@@ -182,14 +180,6 @@ def test_backups_restore_what_was_overwritten(project: Path, handrail) -> None: 
         assert (project / backup).read_bytes() == hand_edits[project / path]
         shutil.copy(project / backup, project / path)  # restoring is a copy back
         assert (project / path).read_bytes() == hand_edits[project / path]
-
-
-def test_backup_folders_never_collide_within_one_second(project: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(permissions.time, "strftime", lambda *_a: "20260101T000000Z")
-    first = permissions.claim_backup_dir(str(project))
-    second = permissions.claim_backup_dir(str(project))
-    assert first != second and os.path.isdir(first) and os.path.isdir(second)
-    assert (project / ".handrail" / "backups" / ".gitignore").read_text().splitlines()[-1] == "*"
 
 
 def test_check_judges_drift_by_content_never_by_time(project: Path, handrail) -> None:  # type: ignore[no-untyped-def]
