@@ -1068,6 +1068,22 @@ def permissions(tools: tuple[str, ...], check: bool, dry_run: bool, project: str
 
 
 @cli.command()
+@click.option("--dry-run", is_flag=True, help="Write nothing; say what would be taken out, file by file.")
+@click.option("--purge", is_flag=True,
+              help="Also remove .handrail/ (protocol, tasks, events), all but backups/, which keeps a copy.")
+@project_option
+@json_option
+def deinit(dry_run: bool, purge: bool, project: str, as_json: bool) -> None:
+    """Take out what init and permissions added (rules, hooks, plugin files); keep what you wrote, and
+    .handrail/ unless --purge."""
+    from handrail.deinit import command
+
+    if not dry_run:
+        require_human("deinit", "--purge" if purge else "", "a human takes handrail's guardrails out")
+    raise SystemExit(command(project=project, dry_run=dry_run, purge=purge, as_json=as_json, echo=click.echo))
+
+
+@cli.command()
 @click.option("--fix", is_flag=True,
               help="Regenerate files (with backups), reinstall hooks, set a broken event log aside, then check again.")
 @project_option
