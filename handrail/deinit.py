@@ -72,8 +72,10 @@ def backups_of(root: str, rel: str) -> Iterator[bytes]:
     except FileNotFoundError:
         return
     for stamp in stamps:
-        for candidate in (os.path.join(folder, stamp, "permissions", rel),
-                          os.path.join(folder, stamp, "init", os.path.basename(rel))):
+        candidates = [os.path.join(folder, stamp, "permissions", rel)]
+        if "/" not in rel:
+            candidates.append(os.path.join(folder, stamp, "init", rel))
+        for candidate in candidates:
             try:
                 with open(candidate, "rb") as f:
                     yield f.read()
@@ -254,7 +256,7 @@ def aider_edit(root: str) -> Edit | None:
             continue
     if text == aider.merged(None):
         return Edit(aider.CONFIG, REMOVE, "handrail created it")
-    if aider._HEADER in text:
+    if aider.HEADER in text:
         return Edit(aider.CONFIG, KEEP, "edited since handrail set git-commit-verify and attribute-committer "
                                         "in it: take them out by hand if you wish")
     return None
@@ -271,14 +273,14 @@ def pre_commit_edit(root: str) -> Edit | None:
     if raw is None:
         return None
     text = raw.decode("utf-8", errors="replace")
-    ids = {h["id"] for h in init.LOCAL_HOOKS}
+    ids = [str(h["id"]) for h in init.LOCAL_HOOKS]
     if not any(i in text for i in ids):
         return None
     for b in backups_of(root, init.PRE_COMMIT_CONFIG):
         old = b.decode("utf-8", errors="replace")
-        if not any(i in old for i in ids) and init._insert_local_repo(old, list(init.LOCAL_HOOKS)) == text:
+        if not any(i in old for i in ids) and init.with_local_hooks(old) == text:
             return Edit(init.PRE_COMMIT_CONFIG, RESTORE, "as it was before handrail added its hooks", b)
-    if text == init._insert_local_repo("", list(init.LOCAL_HOOKS)):
+    if text == init.with_local_hooks(""):
         return Edit(init.PRE_COMMIT_CONFIG, REMOVE, "handrail created it")
     out = _without_local_block(text)
     if out is None:
@@ -292,7 +294,7 @@ def _without_local_block(text: str) -> str | None:
     indent); None where it is not there as written."""
     from handrail import init
 
-    block = init._insert_local_repo("", list(init.LOCAL_HOOKS)).split("\n", 1)[1]  # after `repos:`
+    block = init.with_local_hooks("").split("\n", 1)[1]  # after `repos:`
     for indent in ("", "  ", "    "):
         indented = "".join(indent + line if line.strip() else line for line in block.splitlines(keepends=True))
         if indented in text:
@@ -452,19 +454,21 @@ def deinit(project: str, *, dry_run: bool = False, purge: bool = False) -> dict[
     from handrail.permissions import claim_backup_dir
 
     root, hooks = repository_root(project)
-    if dry_run:
-        return _result(plan(root, hooks), None, [], _purge(root, None, True) if purge else [], dry_run)
+    p = plan(root, hooks)
+    if dry_run or not (_pending(p) or purge):
+        return _result(p, None, [], _purge(root, None, True) if purge else [], dry_run)
     with setuplock.held(root, "handrail deinit"):
-        p = plan(root, hooks)
-        changes = [e for e in p.edits if e.action != KEEP] + ([p.record] if p.record else [])
-        backup = None
-        said: list[str] = []
-        if changes or p.git_hooks or p.framework or purge:
-            backup = os.path.join(claim_backup_dir(root), "deinit")
-            os.makedirs(backup, exist_ok=True)
-            said = apply(p, backup)
+        p = plan(root, hooks)  # again, now that no init or permissions run can write in between
+        backup = os.path.join(claim_backup_dir(root), "deinit")
+        os.makedirs(backup, exist_ok=True)
+        said = apply(p, backup)
     purged = _purge(root, backup, False) if purge else []
     return _result(p, backup, said, purged, dry_run)
+
+
+def _pending(p: Plan) -> bool:
+    """Whether the plan writes anything (a repository handrail never guarded gets no lock file either)."""
+    return any(e.action != KEEP for e in p.edits) or p.record is not None or bool(p.git_hooks) or p.framework
 
 
 def _result(p: Plan, backup: str | None, said: list[str], purged: list[str], dry_run: bool) -> dict[str, Any]:

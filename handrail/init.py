@@ -283,6 +283,12 @@ def yaml_mapping(text: str, name: str, again: str) -> dict[str, Any]:
     return data
 
 
+def with_local_hooks(text: str) -> str:
+    """`.pre-commit-config.yaml` as `init --pre-commit` writes it from `text`, which holds
+    none of handrail's hooks: what `handrail deinit` recognises as init's own edit."""
+    return _insert_local_repo(text, list(LOCAL_HOOKS))
+
+
 def _insert_local_repo(text: str, hooks: list[dict[str, Any]]) -> str:
     import re
 

@@ -17,9 +17,9 @@ from handrail.init import pre_commit_executable
 # What a user already has in each harness's files before handrail comes (written compactly,
 # with their own layout, so that a byte comparison shows a reformatted file).
 USER_FILES = {
-    ".claude/settings.json": '{"model": "opus",\n "permissions": {"allow": ["Bash(npm test)"], "ask": ["Bash(make deploy)"]},'
-                             '\n "hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [{"type": "command", '
-                             '"command": "./scripts/audit.sh"}]}]}}\n',
+    ".claude/settings.json": '{"model": "opus",\n "permissions": {"allow": ["Bash(npm test)"], '
+                             '"ask": ["Bash(make deploy)"]},\n "hooks": {"PreToolUse": [{"matcher": "Bash", '
+                             '"hooks": [{"type": "command", "command": "./scripts/audit.sh"}]}]}}\n',
     ".codex/hooks.json": '{"hooks": {"Stop": [{"hooks": [{"type": "command", "command": "notify-send done"}]}]}}',
     "opencode.json": '{\n\t"model": "anthropic/claude",\n\t"permission": {"bash": {"npm test": "allow"}}\n}\n',
     ".gemini/settings.json": '{"theme": "dark", "policyPaths": ["team/policy.toml"]}\n',
@@ -208,3 +208,22 @@ def test_a_pre_commit_config_handrail_created_goes_with_its_hooks(repo: Path, ha
     assert code == 0, out
     assert not (repo / ".pre-commit-config.yaml").exists()
     assert not hook.exists() and not (repo / ".git" / "hooks" / "pre-push").exists()
+
+
+def test_a_repository_handrail_never_guarded_is_left_alone(lived_in: Path) -> None:
+    before = everything(lived_in)
+    code, out = deinit(lived_in)
+    assert code == 0, out
+    assert "nothing to take out" in out
+    assert everything(lived_in) == before and not (lived_in / ".handrail").exists()
+
+
+def test_without_the_record_handrails_hooks_still_go_and_the_users_stay(lived_in: Path, handrail) -> None:  # type: ignore[no-untyped-def]
+    assert handrail("init", cwd=lived_in).returncode == 0
+    (lived_in / ".handrail" / "generated.json").unlink()
+    code, out = deinit(lived_in)
+    assert code == 0, out
+    for rel in (".claude/settings.json", ".codex/hooks.json", ".cursor/hooks.json", ".qwen/settings.json"):
+        assert b"handrail hook" not in (lived_in / rel).read_bytes(), rel
+    assert json.loads((lived_in / ".claude/settings.json").read_text())["hooks"] == \
+        json.loads(USER_FILES[".claude/settings.json"])["hooks"]
