@@ -313,6 +313,7 @@ class Plan(NamedTuple):
     git_hooks: list[tuple[str, str]]   # (hook, what happens to it)
     framework: bool                    # run `pre-commit uninstall` (the config handrail created goes)
     notes: list[str]
+    bin_key: bool = False              # unset `git config handrail.bin` (the framework's hooks find handrail by it)
 
 
 def _specs(root: str) -> tuple[list[JsonFile | TextFile], list[str]]:
@@ -365,7 +366,19 @@ def plan(root: str, hooks: str) -> Plan:
     if any(e.path == init.PRE_COMMIT_CONFIG and e.action in (RESTORE, STRIP) for e in edits):
         notes.append("the pre-commit framework's git hooks stay: they run the hooks of yours in "
                      f"{init.PRE_COMMIT_CONFIG} (`pre-commit uninstall` removes them)")
-    return Plan(root, hooks, edits, record_edit, git_hooks, framework, notes)
+    leaves = any(e.path == init.PRE_COMMIT_CONFIG and e.action != KEEP for e in edits)
+    return Plan(root, hooks, edits, record_edit, git_hooks, framework, notes, leaves and _bin_key(root) is not None)
+
+
+def _bin_key(root: str, unset: bool = False) -> str | None:
+    """`git config --local handrail.bin`, which `init --pre-commit` sets; with `unset`, removed."""
+    from handrail.init import BIN_KEY
+    from handrail.repo import no_git_env
+
+    args = ["--unset", BIN_KEY] if unset else ["--get", BIN_KEY]
+    r = subprocess.run(["git", "config", "--local", *args], cwd=root, env=no_git_env(), capture_output=True,
+                       text=True)
+    return r.stdout.strip() or None if r.returncode == 0 else None
 
 
 # --------------------------------------------------------------------------- writing
@@ -399,21 +412,23 @@ def apply(p: Plan, backup: str) -> list[str]:
         else:
             atomic_write(full, e.new, backup_dir=keep)
     install_hooks.uninstall(p.hooks, backup_dir=os.path.join(backup, "git-hooks"))
+    if p.bin_key:
+        _bin_key(p.root, unset=True)
     if p.framework:
         said += _framework_uninstall(p.root)
     return said
 
 
 def _framework_uninstall(root: str) -> list[str]:
-    from handrail.init import pre_commit_executable
+    from handrail.init import FRAMEWORK_HOOK_TYPES, pre_commit_executable
     from handrail.repo import no_git_env
 
     exe = pre_commit_executable()
     if exe is None:
-        return ["pre-commit is not installed here: run `pre-commit uninstall -t pre-commit -t prepare-commit-msg "
-                "-t pre-push` where it is, to remove its git hooks"]
-    r = subprocess.run([exe, "uninstall", "-t", "pre-commit", "-t", "prepare-commit-msg", "-t", "pre-push"],
-                       cwd=root, env=no_git_env(), capture_output=True, text=True)
+        return ["pre-commit is not installed here: run `pre-commit uninstall -t "
+                + " -t ".join(FRAMEWORK_HOOK_TYPES) + "` where it is, to remove its git hooks"]
+    types = [arg for t in FRAMEWORK_HOOK_TYPES for arg in ("-t", t)]
+    r = subprocess.run([exe, "uninstall", *types], cwd=root, env=no_git_env(), capture_output=True, text=True)
     if r.returncode != 0:
         said = (r.stderr.strip() or r.stdout.strip()).splitlines()
         return [f"pre-commit uninstall failed (exit {r.returncode}): {said[-1] if said else 'no output'}"]
@@ -468,7 +483,8 @@ def deinit(project: str, *, dry_run: bool = False, purge: bool = False) -> dict[
 
 def _pending(p: Plan) -> bool:
     """Whether the plan writes anything (a repository handrail never guarded gets no lock file either)."""
-    return any(e.action != KEEP for e in p.edits) or p.record is not None or bool(p.git_hooks) or p.framework
+    return (any(e.action != KEEP for e in p.edits) or p.record is not None or bool(p.git_hooks) or p.framework
+            or p.bin_key)
 
 
 def _result(p: Plan, backup: str | None, said: list[str], purged: list[str], dry_run: bool) -> dict[str, Any]:
@@ -478,10 +494,12 @@ def _result(p: Plan, backup: str | None, said: list[str], purged: list[str], dry
     hooks = [{"hook": h, "did": ("would be " + did) if dry_run else did} for h, did in p.git_hooks]
     if p.framework and dry_run:
         said = said + ["would run `pre-commit uninstall` (handrail created the config its hooks run)"]
-    changed = any(f["action"] != KEEP for f in files) or bool(hooks) or p.framework or bool(purged)
+    changed = any(f["action"] != KEEP for f in files) or bool(hooks) or p.framework or bool(purged) or p.bin_key
+    from handrail.init import BIN_KEY
     kept = ("" if purged else ".handrail/ stays (your protocol, tasks and events): `handrail deinit --purge` "
             "removes it too")
     return {"root": p.root, "dry_run": dry_run, "changed": changed, "files": files, "git_hooks": hooks,
+            "git_config": BIN_KEY if p.bin_key else None,
             "purged": purged, "backup_dir": None if backup is None else os.path.relpath(backup, p.root),
             "notes": p.notes + said + ([kept] if kept else [])}
 
@@ -491,6 +509,8 @@ def text_report(result: dict[str, Any]) -> list[str]:
     lines = [f"{head} in {result['root']}"]
     rows = [(f["path"], f["did"]) for f in result["files"]]
     rows += [(f"git hook {h['hook']}", h["did"]) for h in result["git_hooks"]]
+    if result["git_config"]:
+        rows.append((f"git config {result['git_config']}", "would be unset" if result["dry_run"] else "unset"))
     rows += [(path, "would remove (--purge)" if result["dry_run"] else "removed (--purge)")
              for path in result["purged"]]
     width = max((len(what) for what, _ in rows), default=0)
@@ -501,15 +521,3 @@ def text_report(result: dict[str, Any]) -> list[str]:
         lines.append(f"backup of every file changed or removed: {result['backup_dir']}")
     lines += [f"note: {n}" for n in result["notes"]]
     return lines
-
-
-def command(*, project: str, dry_run: bool = False, purge: bool = False, as_json: bool = False,
-            echo: Callable[[str], None] = print) -> int:
-    """`handrail deinit`: the exit code; what it did printed through `echo`."""
-    result = deinit(project, dry_run=dry_run, purge=purge)
-    if as_json:
-        echo(json.dumps(result, ensure_ascii=False))
-    else:
-        for line in text_report(result):
-            echo(line)
-    return 0

@@ -195,7 +195,8 @@ def test_the_pre_commit_framework_config_comes_back_as_it_was(repo: Path, handra
     assert "handrail-pre-commit" in config.read_text()
     code, out = deinit(repo)
     assert code == 0, out
-    assert config.read_text() == text
+    assert config.read_bytes() == text.encode()
+    assert git(repo, "config", "--local", "--get", "handrail.bin", check=False).stdout == ""
     assert "pre-commit uninstall" in out  # its hooks stay for the user's own, and it says how to remove them
 
 
@@ -207,7 +208,10 @@ def test_a_pre_commit_config_handrail_created_goes_with_its_hooks(repo: Path, ha
     code, out = deinit(repo)
     assert code == 0, out
     assert not (repo / ".pre-commit-config.yaml").exists()
-    assert not hook.exists() and not (repo / ".git" / "hooks" / "pre-push").exists()
+    for name in ("pre-commit", "prepare-commit-msg", "pre-push", "post-commit"):
+        assert not (repo / ".git" / "hooks" / name).exists(), name
+    assert git(repo, "config", "--local", "--get", "handrail.bin", check=False).stdout == ""
+    assert "git config handrail.bin" in out
 
 
 def test_a_repository_handrail_never_guarded_is_left_alone(lived_in: Path) -> None:
