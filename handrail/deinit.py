@@ -378,7 +378,7 @@ def _bin_key(root: str, unset: bool = False) -> str | None:
     args = ["--unset", BIN_KEY] if unset else ["--get", BIN_KEY]
     r = subprocess.run(["git", "config", "--local", *args], cwd=root, env=no_git_env(), capture_output=True,
                        text=True)
-    return r.stdout.strip() or None if r.returncode == 0 else None
+    return (r.stdout.strip() or None) if r.returncode == 0 else None
 
 
 # --------------------------------------------------------------------------- writing
@@ -488,6 +488,8 @@ def _pending(p: Plan) -> bool:
 
 
 def _result(p: Plan, backup: str | None, said: list[str], purged: list[str], dry_run: bool) -> dict[str, Any]:
+    from handrail.init import BIN_KEY
+
     when = 0 if dry_run else 1
     files = [{"path": e.path, "action": e.action, "did": f"{WORDS[e.action][when]} ({e.why})"}
              for e in [*p.edits, *([p.record] if p.record else [])]]
@@ -495,7 +497,6 @@ def _result(p: Plan, backup: str | None, said: list[str], purged: list[str], dry
     if p.framework and dry_run:
         said = said + ["would run `pre-commit uninstall` (handrail created the config its hooks run)"]
     changed = any(f["action"] != KEEP for f in files) or bool(hooks) or p.framework or bool(purged) or p.bin_key
-    from handrail.init import BIN_KEY
     kept = ("" if purged else ".handrail/ stays (your protocol, tasks and events): `handrail deinit --purge` "
             "removes it too")
     return {"root": p.root, "dry_run": dry_run, "changed": changed, "files": files, "git_hooks": hooks,
