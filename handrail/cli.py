@@ -556,6 +556,18 @@ def permissions(tools: tuple[str, ...], **kw: Any) -> None:
 
 
 @cli.command()
+@click.option("--dry-run", is_flag=True, help="Write nothing; say what would be taken out, file by file.")
+@click.option("--purge", is_flag=True,
+              help="Also remove .handrail/ (protocol, tasks, events), all but backups/, which keeps a copy.")
+@project_option
+@json_option
+def deinit(**kw: Any) -> None:
+    """Take out what init and permissions added (rules, hooks, plugin files); keep what you wrote, and
+    .handrail/ unless --purge."""
+    done(setup.deinit(**kw))
+
+
+@cli.command()
 @click.option("--fix", is_flag=True,
               help="Regenerate files (with backups), reinstall hooks, set a broken event log aside, then check again.")
 @project_option

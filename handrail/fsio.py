@@ -145,9 +145,9 @@ def _remove_holder(holder: str) -> None:
         pass
 
 
-def atomic_write(path: str, text: str, *, backup_dir: str | Callable[[], str] | None = None,
+def atomic_write(path: str, text: str | bytes, *, backup_dir: str | Callable[[], str] | None = None,
                  mode: int | None = None) -> str | None:
-    """Write `text` to `path` through a temporary file and a rename.
+    """Write `text` (str: as UTF-8; bytes: as they are) to `path` through a temporary file and a rename.
 
     When `path` exists with other content and `backup_dir` is given, the old file is
     copied there first (same base name); the backup's path is returned. A callable
@@ -162,7 +162,7 @@ def atomic_write(path: str, text: str, *, backup_dir: str | Callable[[], str] | 
             old = f.read()
     except FileNotFoundError:
         old = None
-    new = text.encode("utf-8")
+    new = text.encode("utf-8") if isinstance(text, str) else text
     if old == new:
         return None
     if old is not None and backup_dir is not None:

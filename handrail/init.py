@@ -170,6 +170,43 @@ def plain_hooks(root: str, hooks: str, force: bool, backup: Backup | None = None
             for a in install_hooks.install(hooks, root, force=force, backup=backup)]
 
 
+def tracked_hooks(root: str, hooks: str) -> list[str]:
+    """The hooks of a folder in the work tree (`core.hooksPath = .githooks`) that git tracks
+    and that are not handrail's: installing replaces them with a script that holds this
+    machine's paths, a change every clone gets once it is committed."""
+    from handrail import install_hooks
+    from handrail import repo as git
+
+    rel = os.path.relpath(hooks, root)
+    if rel == ".." or rel.startswith(".." + os.sep) or os.path.isabs(rel):
+        return []
+    index = git.open_path(root).index
+    out = []
+    for name in install_hooks.HOOKS:
+        path = f"{rel}/{name}".replace(os.sep, "/")
+        if path in index and not install_hooks.is_ours(os.path.join(hooks, name)):
+            out.append(path)
+    return out
+
+
+def check_tracked_hooks(root: str, hooks: str, force: bool) -> list[str]:
+    """Refuse, before anything is written, to replace tracked hooks without `force`; with
+    it, the warnings to print (each naming the file and where it went)."""
+    from handrail.install_hooks import SAVED
+
+    found = tracked_hooks(root, hooks)
+    if not found:
+        return []
+    if not force:
+        raise HandrailError(
+            f"{found[0]}: tracked by git (core.hooksPath is {os.path.relpath(hooks, root)}): installing would move "
+            f"it to {os.path.basename(found[0])}{SAVED} and write a hook with this machine's paths in its place, "
+            "a change every clone gets once committed; rerun `handrail init --force` to do it anyway (your hook runs "
+            "first, and `handrail deinit` puts it back), or unset core.hooksPath", reason="tracked_hooks")
+    return [f"{path} is tracked by git: it is now {path}{SAVED} (handrail's hook runs it first); do not commit "
+            "this change: `handrail deinit` puts it back" for path in found]
+
+
 def _hook_bytes(hooks: str) -> dict[str, bytes | None]:
     out: dict[str, bytes | None] = {}
     for name in FRAMEWORK_HOOK_TYPES:
@@ -281,6 +318,15 @@ def yaml_mapping(text: str, name: str, again: str) -> dict[str, Any]:
     return data
 
 
+def with_local_hooks(text: str) -> str:
+    """`.pre-commit-config.yaml` as `init --pre-commit` writes it from `text`, which holds
+    none of handrail's hooks: what `handrail deinit` recognises as init's own edit."""
+    from handrail import precommit_config
+
+    data = yaml_mapping(text, PRE_COMMIT_CONFIG, "handrail init --pre-commit") if text else {}
+    return precommit_config.merge(text, data, [dict(h) for h in LOCAL_HOOKS])
+
+
 # --------------------------------------------------------------------------- aider
 
 
@@ -314,6 +360,7 @@ def init(project: str, *, tools: list[str] | None = None, pre_commit: bool = Fal
 def _init(root: str, hooks: str, tools: list[str] | None, pre_commit: bool, force: bool) -> dict[str, Any]:
     from handrail import permissions
 
+    warnings = [] if pre_commit else check_tracked_hooks(root, hooks, force)
     backup = Backup(root)  # one folder for everything this run replaces
     steps = [lay_protocol(root, tools, force, backup), ignore_local_state(root)]
     steps += framework_hooks(root, hooks, backup) if pre_commit else plain_hooks(root, hooks, force, backup)
@@ -341,8 +388,24 @@ def _init(root: str, hooks: str, tools: list[str] | None, pre_commit: bool, forc
     trusts = trust.all_of(result["tools"], root)
     notes += [f"{t.tool}: before its hooks run, {t.must}" for t in trusts if changed or t.trusted is False]
     return {"root": root, "changed": changed, "hooks": "pre-commit" if pre_commit else "git",
-            "tools": result["tools"], "steps": [{"what": s.what, "did": s.did} for s in steps],
+            "tools": result["tools"], "steps": [{"what": s.what, "did": s.did, "changed": s.changed} for s in steps],
+            "rules": permissions.rule_counts(root, result["tools"]), "warnings": warnings,
             "notes": notes, "trust": [t.as_dict() for t in trusts], "next": [c for c, _why in NEXT]}
+
+
+def summary(result: dict[str, Any]) -> list[str]:
+    """What init added, said once: files written, rules per harness, and what it means for commits."""
+    written = [s for s in result["steps"] if s["did"].startswith(("created", "updated", "replaced"))]
+    merged = sum(not s["did"].startswith("created") for s in written)
+    hooks = sum(s["what"].startswith("git hook ") and s["changed"] for s in result["steps"])
+    rules = "; ".join(f"{tool} " + ", ".join(f"{n} {kind}" for kind, n in counts.items())
+                      for tool, counts in result["rules"].items() if counts)
+    said = f"added: {len(written)} files" + (f" ({merged} of yours merged, backed up first)" if merged else "")
+    said += f", {hooks} git hooks" if hooks else ""
+    lines = [said + (f"; rules: {rules}" if rules else "")]
+    lines.append("from now on a commit needs a task in an edit phase (see next); `handrail deinit` takes all "
+                 "of this out again")
+    return lines
 
 
 def text_report(result: dict[str, Any]) -> list[str]:
@@ -352,6 +415,9 @@ def text_report(result: dict[str, Any]) -> list[str]:
         lines.append(f"  {s['what']:<{width}}  {s['did']}")
     if not result["changed"]:
         lines.append("nothing changed: this repository is already guarded")
+    else:
+        lines += summary(result)
+    lines += [f"warning: {w}" for w in result.get("warnings", [])]
     for n in result["notes"]:
         lines.append(f"note: {n}")
     lines.append("next:")

@@ -192,23 +192,39 @@ def install(hooks: str, project: str, *, symlink: bool = False, force: bool = Fa
     return actions
 
 
-def uninstall(hooks: str) -> list[Action]:
-    """Remove handrail's hooks and put back what they replaced."""
+KEPT = "kept (not handrail's)"
+
+
+def uninstall(hooks: str, *, dry_run: bool = False, backup_dir: str | None = None) -> list[Action]:
+    """Remove handrail's hooks and put back what they replaced; with `dry_run`, only say
+    what that would do. `backup_dir`: where each script removed is copied first."""
     actions: list[Action] = []
+
+    def remove(path: str) -> None:
+        if dry_run:
+            return
+        if backup_dir is not None and not os.path.islink(path):
+            os.makedirs(backup_dir, exist_ok=True)
+            shutil.copy2(path, os.path.join(backup_dir, os.path.basename(path)))
+        os.unlink(path)
+
     for name in HOOKS:
         path = os.path.join(hooks, name)
         saved = path + SAVED
+        gone = False
         if os.path.lexists(path):
             if is_ours(path):
-                os.unlink(path)
+                remove(path)
+                gone = True
                 actions.append(Action(name, "removed"))
             else:
-                actions.append(Action(name, "kept (not handrail's)"))
-        if os.path.lexists(saved) and not os.path.lexists(path):
-            move(saved, path)
+                actions.append(Action(name, KEPT))
+        if os.path.lexists(saved) and (gone or not os.path.lexists(path)):
+            if not dry_run:
+                move(saved, path)
             actions.append(Action(name, "restored (the hook that was there before)"))
     shared = os.path.join(hooks, SHARED)
     if os.path.lexists(shared) and is_ours(shared):
-        os.unlink(shared)
+        remove(shared)
         actions.append(Action(SHARED, "removed"))
     return actions

@@ -36,7 +36,7 @@ from typing import Any, NamedTuple
 from handrail.backups import Backup
 from handrail.errors import HandrailError
 from handrail.fsio import atomic_write, dump_json
-from handrail.native import JsonFile, ShapeError, TextFile, merge, unique
+from handrail.native import JsonFile, MapSlot, ShapeError, TextFile, merge, unique
 from handrail.policy import protocol as protocols
 from handrail.policy.protocol import Protocol
 from handrail.records.clock import now_iso
@@ -327,6 +327,56 @@ def _run(project: str, tools: list[str] | None, protocol: str | None, mode: str,
     return {"ok": mode != "check" or not p.pending, "mode": mode, "protocol": proto.source, "tools": chosen,
             "files": files, "backup_dir": None if folder is None else os.path.relpath(folder, project),
             "interrupted": p.interrupted, "notes": notes + proto.warnings}
+
+
+DECISIONS = {"allow": "allow", "ask": "ask", "prompt": "ask", "deny": "deny", "forbidden": "deny"}
+
+
+def rule_counts(project: str, tools: list[str]) -> dict[str, dict[str, int]]:
+    """How many allow, ask and deny rules handrail keeps in each tool's files: those the
+    record names in shared files (a rule map's by the value it holds), Codex's prefix rules
+    and Gemini's policy prefixes. Hook entries are not rules, and are not counted."""
+    import re
+    import tomllib
+
+    record = owned_by_handrail(read_record(project))
+    proto = protocols.load(project)
+    out: dict[str, dict[str, int]] = {}
+    for tool in tools:
+        module = harness(tool)
+        if module is None:
+            continue
+        counts: dict[str, int] = {}
+        for spec in module.native_files(proto):
+            full = os.path.join(project, spec.path)
+            if isinstance(spec, JsonFile):
+                owned = record.get(spec.path, {})
+                data = _read(full)
+                current = _object(spec.path, data) if data is not None else {}
+                for slot in spec.slots:
+                    mine = owned.get(".".join(slot.path), [])
+                    if isinstance(slot, MapSlot):
+                        node: object = current
+                        for key in slot.path:
+                            node = node.get(key, {}) if isinstance(node, dict) else {}
+                        kinds = [DECISIONS.get(str(node.get(k))) if isinstance(node, dict) else None for k in mine]
+                    else:
+                        kinds = [DECISIONS.get(slot.path[-1])] * len(mine)
+                    for kind in kinds:
+                        if kind:
+                            counts[kind] = counts.get(kind, 0) + 1
+            elif spec.path.endswith(".rules") and os.path.isfile(full):
+                with open(full, encoding="utf-8") as f:
+                    for word in re.findall(r'^\s*decision = "(\w+)"', f.read(), re.M):
+                        kind = DECISIONS.get(word, word)
+                        counts[kind] = counts.get(kind, 0) + 1
+            elif spec.path.endswith(".toml") and os.path.isfile(full):
+                with open(full, "rb") as fb:
+                    for rule in tomllib.load(fb).get("rule", []):
+                        kind = DECISIONS.get(str(rule.get("decision")), "allow")
+                        counts[kind] = counts.get(kind, 0) + len(rule.get("commandPrefix", []))
+        out[tool] = dict(sorted(counts.items()))
+    return out
 
 
 def interrupted_note(since: str, mode: str, project: str) -> str:

@@ -1,4 +1,4 @@
-"""`handrail init`, `permissions`, `doctor`, `demo`: setting a repository up and checking it."""
+"""`handrail init`, `permissions`, `deinit`, `doctor`, `demo`: setting a repository up, taking it out, checking it."""
 
 from __future__ import annotations
 
@@ -55,6 +55,21 @@ def permissions(*, tools: list[str] | None, check: bool, dry_run: bool, project:
     elif mode != "check" and not pending:
         echo("every file is in sync with the protocol; nothing written")
     return code
+
+
+def deinit(*, dry_run: bool, purge: bool, project: str, as_json: bool) -> int:
+    from handrail.deinit import deinit as run_deinit
+    from handrail.deinit import text_report
+
+    if not dry_run:
+        require_human("deinit", "--purge" if purge else "", "a human takes handrail's guardrails out")
+    result = run_deinit(project, dry_run=dry_run, purge=purge)
+    if as_json:
+        emit_json(result)
+        return EXIT_OK
+    for text in text_report(result):
+        echo(text)
+    return EXIT_OK
 
 
 def doctor(*, fix: bool, project: str, as_json: bool) -> int:

@@ -32,7 +32,7 @@ SETTINGS: tuple[tuple[str, str], ...] = (
     ("git-commit-verify", "aider commits with --no-verify, so the pre-commit hook never sees its commits"),
     ("attribute-committer", "aider commits under your name alone, so the git hooks take its commits for yours"),
 )
-_HEADER = "# handrail: aider's commits meet the git hooks, as an agent's (see `handrail doctor`)\n"
+HEADER = "# handrail: aider's commits meet the git hooks, as an agent's (see `handrail doctor`)\n"
 
 
 def _load(text: str) -> dict[str, object]:
@@ -68,7 +68,7 @@ def merged(text: str | None) -> str:
     if added:
         if out and not out.endswith("\n"):
             out += "\n"
-        out += _HEADER + "".join(added)
+        out += HEADER + "".join(added)
     if not _all_met(out):  # a layout the text edit misread
         data.update({key: True for key, _why in SETTINGS})
         out = yaml.safe_dump(data, sort_keys=False)

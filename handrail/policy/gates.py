@@ -135,7 +135,7 @@ def human_absent(env: Mapping[str, str], stdin_tty: bool, stdout_tty: bool,
                  ancestors: Iterable[tuple[int, str, Mapping[str, str]]] = ()) -> str | None:
     """Why no human can be deciding here, or None when one can: the one check every
     human-only command makes (gate approve and reject, raising an envelope, loop reset,
-    moving a task into an edit phase, uninstall-hooks, init --force, permissions
+    moving a task into an edit phase, uninstall-hooks, deinit, init --force, permissions
     --protocol).
 
     Refused: an agent's marker in this process's environment; stdin or stdout not a

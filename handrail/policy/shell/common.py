@@ -28,7 +28,7 @@ RULES = {
     "unparseable": "shell text that cannot be parsed needs a human",
     "human-verbs": "handrail's own verbs that loosen the policy, in every spelling: task phase into an edit phase, "
                    "task new --phase implement, gate approve/reject, autonomy set (raising), loop reset, "
-                   "uninstall-hooks, init --force, permissions --protocol",
+                   "uninstall-hooks, deinit, init --force, permissions --protocol",
     "dynamic": "text built at run time is run: eval \"$X\", $CMD args, bash -c \"$X\", a script from a pipe, "
                "python -c/node -e/perl -e code that runs shell commands or deletes files",
     "download-to-shell": "code downloaded from the network is run (curl … | sh, bash <(curl …))",

@@ -103,6 +103,12 @@ def _other_protocol(pos: list[Word], opts: dict[str, list[Word]], dyn: bool) -> 
     return None
 
 
+def _deinit(pos: list[Word], opts: dict[str, list[Word]], dyn: bool) -> str | None:
+    if "--dry-run" in opts and not dyn:
+        return None
+    return "handrail deinit takes handrail's hooks and rules out: a human decides it"
+
+
 def _always(why: str) -> Callable[[list[Word], dict[str, list[Word]], bool], str | None]:
     return lambda _pos, _opts, _dyn: why
 
@@ -117,6 +123,7 @@ VERBS: dict[tuple[str, ...], Callable[[list[Word], dict[str, list[Word]], bool],
     ("task", "new"): _new_in_edit,
     ("autonomy", "set"): _raise_envelope,
     ("init",): _forced_init,
+    ("deinit",): _deinit,
     ("permissions",): _other_protocol,
 }
 
