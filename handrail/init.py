@@ -24,26 +24,50 @@ IGNORE_FILE = os.path.join(".handrail", ".gitignore")
 IGNORED = ("/runtime/", "/backups/", "/tasks/*/progress.json", "/tasks/*/.progress.json.*",
            "/tasks/*/.loop.lock", "/tasks/*/attempts/", "/tasks/*/checks/", "/tasks/*/gates/")
 PRE_COMMIT_CONFIG = ".pre-commit-config.yaml"
+# Where the framework's local hooks find handrail on this machine: the git config of the
+# repository (not committed, shared by its linked worktrees), set by `init --pre-commit`.
+BIN_KEY = "handrail.bin"
+# The hook types handrail's framework hooks run at; post-commit is living memory's check.
+FRAMEWORK_HOOK_TYPES = ("pre-commit", "prepare-commit-msg", "pre-push", "post-commit")
+
+
+def local_entry(args: str, what: str) -> str:
+    """A local hook's entry: the handrail `init` recorded (git config handrail.bin), else
+    the one on PATH, else one line that says how to get it, never the framework's bare
+    "Executable `handrail` not found". `sh` runs it, so the committed config names no path
+    of this machine. After a commit (`what` empty) a missing handrail fails nothing."""
+    if what:
+        lost = f"handrail: {what} refused: handrail cannot start (not at git config {BIN_KEY}, not on PATH)"
+        then = "install handrail, then run: handrail init --pre-commit"
+        give_up = f'{{ echo "{lost}; {then}" >&2; exit 1; }}'
+    else:
+        give_up = "exit 0"
+    return (f'sh -c \'h=$(git config {BIN_KEY}) && [ -x "$h" ] || h=$(command -v handrail) || {give_up}; '
+            f'exec "$h" {args} "$@"\' handrail')
+
+
 # handrail's hooks for a repository's own `.pre-commit-config.yaml`: the ids of
-# `.pre-commit-hooks.yaml`, run from the handrail installed here (`language: system`),
-# so that committing needs no network; and a check that the permission files still
-# match the protocol when either changes.
+# `.pre-commit-hooks.yaml`, run from the handrail installed here (`language: system`,
+# through local_entry), so that committing needs no network; and a check that the
+# permission files still match the protocol when either changes.
 GENERATED = (r"^(\.handrail/autonomy-protocol\.json|\.aioson/config/autonomy-protocol\.json|\.handrail/generated\.json"
              r"|\.claude/settings\.json|\.codex/|opencode\.json|\.opencode/plugin/|\.gemini/settings\.json|\.gemini/policies/"
              r"|\.cursor/hooks\.json|\.github/hooks/|\.clinerules/hooks/|\.qwen/settings\.json)")
 LOCAL_HOOKS = (
-    {"id": "handrail-pre-commit", "name": "handrail (commit)", "entry": "handrail hook pre-commit",
+    {"id": "handrail-pre-commit", "name": "handrail (commit)", "entry": local_entry("hook pre-commit", "commit"),
      "language": "system", "stages": ["pre-commit"], "pass_filenames": False, "always_run": True},
     {"id": "handrail-prepare-commit-msg", "name": "handrail (who made the commit)",
-     "entry": "handrail hook prepare-commit-msg", "language": "system", "stages": ["prepare-commit-msg"],
-     "pass_filenames": True, "always_run": True},
-    {"id": "handrail-pre-push", "name": "handrail (push)", "entry": "handrail hook pre-push",
+     "entry": local_entry("hook prepare-commit-msg", "commit"), "language": "system",
+     "stages": ["prepare-commit-msg"], "pass_filenames": True, "always_run": True},
+    {"id": "handrail-pre-push", "name": "handrail (push)", "entry": local_entry("hook pre-push", "push"),
      "language": "system", "stages": ["pre-push"], "pass_filenames": False, "always_run": True},
-    {"id": "handrail-policy-check", "name": "handrail policy check", "entry": "handrail policy check",
+    {"id": "handrail-post-commit", "name": "handrail (living memory)", "entry": local_entry("hook post-commit", ""),
+     "language": "system", "stages": ["post-commit"], "pass_filenames": False, "always_run": True},
+    {"id": "handrail-policy-check", "name": "handrail policy check", "entry": local_entry("policy check", "commit"),
      "language": "system", "stages": ["pre-commit"], "files": r"^\.handrail/", "pass_filenames": False},
     {"id": "handrail-permissions-check", "name": "handrail permissions in sync",
-     "entry": "handrail permissions --check", "language": "system", "stages": ["pre-commit"], "files": GENERATED,
-     "pass_filenames": False},
+     "entry": local_entry("permissions --check", "commit"), "language": "system", "stages": ["pre-commit"],
+     "files": GENERATED, "pass_filenames": False},
 )
 NEXT = (
     ("handrail task new my-change --title \"What you are changing\"", "create a task (it starts in plan)"),
@@ -147,7 +171,7 @@ def plain_hooks(root: str, hooks: str, force: bool) -> list[Step]:
 
 def _hook_bytes(hooks: str) -> dict[str, bytes | None]:
     out: dict[str, bytes | None] = {}
-    for name in ("pre-commit", "pre-push"):
+    for name in FRAMEWORK_HOOK_TYPES:
         try:
             with open(os.path.join(hooks, name), "rb") as f:
                 out[name] = f.read()
@@ -161,9 +185,10 @@ def pre_commit_executable() -> str | None:
 
 
 def framework_hooks(root: str, hooks: str) -> list[Step]:
-    """handrail's hooks merged into `.pre-commit-config.yaml`, and `pre-commit install`
-    for both hook types (handrail's plain hooks, where installed, are removed first so
-    that nothing runs twice)."""
+    """handrail's hooks merged into `.pre-commit-config.yaml`, `pre-commit install` for
+    every hook type they run at (FRAMEWORK_HOOK_TYPES), and this handrail recorded where
+    their entries look for it (handrail's plain hooks, where installed, are removed first
+    so that nothing runs twice)."""
     from handrail import install_hooks
     from handrail.repo import no_git_env
 
@@ -171,52 +196,66 @@ def framework_hooks(root: str, hooks: str) -> list[Step]:
     if exe is None:
         raise HandrailError("pre-commit is not installed here: install it (`pip install pre-commit`), or run "
                             "`handrail init --git-hooks` for plain git hooks", reason="missing_tool")
-    steps = [merge_pre_commit_config(root)]
+    steps = [merge_pre_commit_config(root), record_handrail(root)]
     if any(install_hooks.is_ours(os.path.join(hooks, name)) for name in install_hooks.HOOKS):
         for a in install_hooks.uninstall(hooks):
             steps.append(Step(f"git hook {a.hook}", f"{a.did} (the pre-commit framework runs handrail now)"))
     before = _hook_bytes(hooks)
-    r = subprocess.run([exe, "install", "--hook-type", "pre-commit", "--hook-type", "prepare-commit-msg",
-                        "--hook-type", "pre-push"], cwd=root,
-                       env=no_git_env(), capture_output=True, text=True)
+    types = [arg for name in FRAMEWORK_HOOK_TYPES for arg in ("--hook-type", name)]
+    r = subprocess.run([exe, "install", *types], cwd=root, env=no_git_env(), capture_output=True, text=True)
     if r.returncode != 0:
         said = (r.stderr.strip() or r.stdout.strip()).splitlines()
         raise HandrailError(f"pre-commit install failed (exit {r.returncode}): {said[-1] if said else 'no output'}",
                             reason="hook_install_failed")
     after = _hook_bytes(hooks)
-    for name in ("pre-commit", "pre-push"):
+    for name in FRAMEWORK_HOOK_TYPES:
         steps.append(Step(f"git hook {name}", "unchanged" if before[name] == after[name] else
                           "installed (by the pre-commit framework)"))
     return steps
 
 
+def record_handrail(root: str) -> Step:
+    """`git config handrail.bin`: the handrail running now, which the local hooks' entries
+    start before they look on PATH (an IDE's or a GUI client's PATH may lack it)."""
+    from handrail.install_hooks import handrail_command
+    from handrail.repo import no_git_env
+
+    path = handrail_command()[0]
+    what = f"git config {BIN_KEY}"
+    if not path:
+        return Step(what, "kept (handrail's own command was not found: the hooks look for handrail on PATH)")
+    env = no_git_env()
+    had = subprocess.run(["git", "config", "--local", "--get", BIN_KEY], cwd=root, env=env,
+                         capture_output=True, text=True).stdout.strip()
+    if had == path:
+        return Step(what, "unchanged")
+    subprocess.run(["git", "config", "--local", BIN_KEY, path], cwd=root, env=env, check=True,
+                   capture_output=True)
+    return Step(what, f"set to {path}")
+
+
 def merge_pre_commit_config(root: str) -> Step:
     """Add handrail's hooks that `.pre-commit-config.yaml` lacks, as one `repo: local`
-    entry inserted as text at the end of `repos:`, so the user's comments and layout
-    stay. A config that is not valid YAML is left untouched."""
-    import yaml
+    entry, keeping the user's comments, layout and line endings (handrail/precommit_config.py);
+    a config that is not valid YAML, or that handrail cannot add to without changing the
+    user's hooks, is left untouched and refused."""
+    from handrail import precommit_config
 
     path = os.path.join(root, PRE_COMMIT_CONFIG)
     try:
-        current: str | None = read_text(path)
-    except HandrailError:
+        with open(path, encoding="utf-8", newline="") as f:  # newline="": CRLF stays CRLF
+            current: str | None = f.read()
+    except FileNotFoundError:
         current = None
+    except (OSError, UnicodeDecodeError) as e:
+        raise HandrailError(f"{PRE_COMMIT_CONFIG}: cannot read ({e}); handrail left it untouched",
+                            reason="invalid_config") from None
     data = yaml_mapping(current, PRE_COMMIT_CONFIG, "handrail init --pre-commit") if current is not None else {}
-    repos = data.get("repos", [])
-    if not isinstance(repos, list):
-        raise HandrailError(f"{PRE_COMMIT_CONFIG}: repos: expected a list; handrail left it untouched",
-                            reason="invalid_config")
-    present = {h.get("id") for r in repos if isinstance(r, dict) for h in r.get("hooks") or [] if isinstance(h, dict)}
-    missing = [h for h in LOCAL_HOOKS if h["id"] not in present]
+    present = precommit_config.present_ids(data) if isinstance(data.get("repos", []), list) else set()
+    missing = [dict(h) for h in LOCAL_HOOKS if h["id"] not in present]
     if not missing:
         return Step(PRE_COMMIT_CONFIG, "kept (already runs handrail's hooks)")
-    text = _insert_local_repo(current or "", missing)
-    check = yaml.safe_load(text)
-    got = {h.get("id") for r in check.get("repos", []) for h in r.get("hooks") or []}
-    if not all(h["id"] in got for h in LOCAL_HOOKS):  # pragma: no cover - a layout the text insert misread
-        data = data or {}
-        data.setdefault("repos", []).append({"repo": "local", "hooks": missing})
-        text = yaml.safe_dump(data, sort_keys=False)
+    text = precommit_config.merge(current or "", data, missing)
     backup = None
     if current is not None:
         from handrail.permissions import claim_backup_dir
@@ -244,28 +283,6 @@ def yaml_mapping(text: str, name: str, again: str) -> dict[str, Any]:
         raise HandrailError(f"{name}: expected a mapping at the top level; handrail left it untouched",
                             reason="invalid_config")
     return data
-
-
-def _insert_local_repo(text: str, hooks: list[dict[str, Any]]) -> str:
-    import re
-
-    import yaml
-
-    lines = text.splitlines(keepends=True)
-    if lines and not lines[-1].endswith("\n"):
-        lines[-1] += "\n"
-    start = next((i for i, line in enumerate(lines) if re.match(r"repos\s*:\s*(#.*)?$", line.rstrip("\n"))), None)
-    if start is None:
-        # No block-style `repos:`: a new file, or none yet (a flow-style one fails the check above).
-        lines += ["repos:\n"]
-        start = len(lines) - 1
-    end = next((i for i in range(start + 1, len(lines)) if re.match(r"[^\s#-]", lines[i])), len(lines))
-    while end > start + 1 and (not lines[end - 1].strip() or lines[end - 1].startswith("#")):
-        end -= 1  # after the last item: blank lines and comments there belong to what follows
-    indent = next((m.group(1) for line in lines[start + 1:end] if (m := re.match(r"(\s*)- ", line))), "")
-    block = yaml.safe_dump([{"repo": "local", "hooks": hooks}], sort_keys=False)
-    block = "".join(indent + line if line.strip() else line for line in block.splitlines(keepends=True))
-    return "".join(lines[:end]) + block + "".join(lines[end:])
 
 
 # --------------------------------------------------------------------------- aider
@@ -321,6 +338,10 @@ def _init(root: str, hooks: str, tools: list[str] | None, pre_commit: bool, forc
         steps.append(aider_settings(root))
     changed = any(s.changed for s in steps)
     notes = [n for n in result["notes"] if "built-in default" not in n and not n.startswith("aider:")]
+    if pre_commit:
+        notes.insert(0, f"the pre-commit framework runs handrail's hooks at {', '.join(FRAMEWORK_HOOK_TYPES)} "
+                        "(post-commit: living memory's check); they start the handrail in git config "
+                        f"{BIN_KEY}, else `handrail` on PATH")
     from handrail import trust
 
     # Until the user has trusted it, a harness runs none of the project's hooks: say so, per

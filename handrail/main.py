@@ -31,26 +31,45 @@ FAST_HOOKS = {
 
 def main(argv: list[str] | None = None) -> int:
     args = list(sys.argv[1:] if argv is None else argv)
-    if args and args[0] in FAST and not any(a in ("--help", "-h") for a in args[1:]):
-        import importlib
+    import importlib
 
-        code: int = importlib.import_module(FAST[args[0]]).main(args[1:])
+    if args and args[0] in FAST:
+        module = importlib.import_module(FAST[args[0]])
+        if _help(module, args[1:]):
+            return 0
+        code: int = module.main(args[1:])
         return code
-    if len(args) > 1 and args[0] == "hook" and args[1] in FAST_HOOKS \
-            and not any(a in ("--help", "-h") for a in args[2:]):
-        import importlib
+    if args[:1] == ["hook"] and args[1:2] in (["--help"], ["-h"]):
+        from handrail.hooks.usage import hooks_index
 
+        print(hooks_index(FAST_HOOKS))
+        return 0
+    if len(args) > 1 and args[0] == "hook" and args[1] in FAST_HOOKS:
         try:
             module = importlib.import_module(FAST_HOOKS[args[1]])
         except BaseException as e:  # noqa: BLE001 - a hook that cannot load refuses; it never crashes open
             print(f"handrail: denied: hook {args[1]} cannot load: {type(e).__name__}: {e}", file=sys.stderr)
             return 2
+        if _help(module, args[2:]):
+            return 0
         code = module.main(args[2:])
         return code
     from handrail.cli import run
 
     return run(args)
 
+
+def _help(module: object, argv: list[str]) -> bool:
+    """Print the command's help when its arguments ask for it. The usage module loads only then:
+    the call that answers a harness pays for nothing but a glance at its arguments."""
+    if "--help" not in argv and "-h" not in argv:
+        return False
+    from handrail.hooks import usage
+
+    if not usage.asks_help(argv, usage.options_of(module)):  # type: ignore[arg-type]
+        return False
+    print(usage.help_text(module))  # type: ignore[arg-type]
+    return True
 
 if __name__ == "__main__":
     raise SystemExit(main())

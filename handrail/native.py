@@ -95,6 +95,58 @@ def secret_paths() -> list[str]:
     return [p for p, who, _why in scope.DEFAULT_FORBIDDEN if who == scope.EVERYONE and not p.startswith(".git")]
 
 
+def user_json(project: str, rel: str, *, comments: bool = False) -> Any:
+    """A harness file the user may have written, parsed; None when it is absent. Not JSON:
+    HandrailError naming the file. `comments`: the harness reads it with comments allowed."""
+    import json
+    import os
+
+    from handrail.errors import HandrailError
+
+    try:
+        with open(os.path.join(project, rel), encoding="utf-8") as f:
+            text = f.read()
+    except FileNotFoundError:
+        return None
+    except (OSError, UnicodeDecodeError) as e:
+        raise HandrailError(f"{rel}: cannot be read ({e})") from None
+    try:
+        return json.loads(without_comments(text) if comments else text)
+    except ValueError as e:
+        raise HandrailError(f"{rel}: not valid JSON ({e})") from None
+
+
+def without_comments(text: str) -> str:
+    """JSON with comments (`//` and `/* */` outside strings), as Qwen Code and VS Code read their
+    settings, without them."""
+    out: list[str] = []
+    i, n, quoted = 0, len(text), False
+    while i < n:
+        c = text[i]
+        if quoted:
+            out.append(c)
+            if c == "\\" and i + 1 < n:
+                out.append(text[i + 1])
+                i += 1
+            elif c == '"':
+                quoted = False
+        elif c == '"':
+            quoted = True
+            out.append(c)
+        elif text.startswith("//", i):
+            while i < n and text[i] != "\n":
+                i += 1
+            continue
+        elif text.startswith("/*", i):
+            end = text.find("*/", i + 2)
+            i = n if end < 0 else end + 2
+            continue
+        else:
+            out.append(c)
+        i += 1
+    return "".join(out)
+
+
 # --------------------------------------------------------------------------- merging
 
 

@@ -49,6 +49,21 @@ SHELL_TOOLS = frozenset({"Bash"})
 # their content, so it gets no opinion (nor is it in the matcher).
 SEARCH_TOOLS = frozenset({"Grep"})
 HOOK_MATCHER = "Bash|Edit|Write|MultiEdit|NotebookEdit|Read|NotebookRead|Grep"
+HELP = """
+Claude Code's PreToolUse hook: allow, ask or deny one tool call before it runs.
+Registered in .claude/settings.json (hooks.PreToolUse, as `handrail hook claude || exit 2`).
+
+Reads stdin: {"hook_event_name": "PreToolUse", "tool_name", "tool_input", "cwd"}.
+  Bash {command}                                  judged as a shell command (its tier)
+  Edit, Write, MultiEdit {file_path}, NotebookEdit {notebook_path}   judged as edits
+  Read {file_path}, NotebookRead {notebook_path}  refused when the file holds secrets
+  Grep {pattern, path, glob}                      a search that reaches a secret is refused,
+                                                  or narrowed to leave it out (updatedInput)
+  any other tool                                  no opinion: Claude's own rules decide
+GitHub Copilot CLI runs this hook too, in Claude's shape with its own arguments (`path`,
+an apply_patch text for Edit); its broken calls are answered in JSON, not with exit 2.
+"""
+HELP_ENV = (("CLAUDE_CODE_ENTRYPOINT", "sdk-cli (claude -p): no one to ask, so tier 3 is a deny"),)
 
 
 def question(payload: object) -> Question | None:
@@ -186,6 +201,7 @@ def main(argv: list[str]) -> int:
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from handrail.native import JsonFile, TextFile
+    from handrail.policy.allowrules import AllowRule
     from handrail.policy.protocol import Protocol
 
 HOOK_FILE = ".claude/settings.json"
@@ -257,3 +273,27 @@ def native_files(proto: Protocol) -> list[JsonFile | TextFile]:
         native.ListSlot(("hooks", "PreToolUse"), [pre_tool], ours),
         native.ListSlot(("hooks", "SessionStart"), [session], ours),
     ])]
+
+
+# Settings files whose `permissions.allow` a person may fill: the team's and their own.
+ALLOW_FILES = (HOOK_FILE, ".claude/settings.local.json")
+
+
+def hand_allow_rules(project: str, owned: dict[str, dict[str, list[object]]]) -> list[AllowRule]:
+    """The `Bash(…)` allow rules in Claude's settings that handrail did not write (it writes none).
+    Claude reads `Bash(x:*)` as a prefix, `*` as any text, and `Bash(x)` as that command only."""
+    from handrail import native
+    from handrail.policy.allowrules import EXACT, paren_rule
+
+    out = []
+    for rel in ALLOW_FILES:
+        data = native.user_json(project, rel)
+        allow = data.get("permissions", {}).get("allow") if isinstance(data, dict) else None
+        mine = owned.get(rel, {}).get("permissions.allow", [])
+        fix = (f"remove it from permissions.allow in {rel}, or narrow it to commands that are never tier 3: "
+               "handrail's hook allows tier 1 and 2 itself")
+        for entry in allow if isinstance(allow, list) else []:
+            rule = None if entry in mine else paren_rule(entry, ("Bash",), rel, fix, bare=EXACT)
+            if rule is not None:
+                out.append(rule)
+    return out

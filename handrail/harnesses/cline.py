@@ -57,6 +57,23 @@ SEARCH_TOOLS = frozenset({"search_codebase", "search_files"})
 CLI_TOOLS = frozenset({"run_commands", "editor", "apply_patch", "read_files", "search_codebase"})
 REFUSED_INPUT_KEY = "handrail"
 EDITOR_LIMIT = 6000  # @cline/core's editor refuses, before touching the file, a text longer than this
+HELP = """
+Cline's PreToolUse hook: allow or refuse one tool call before it runs.
+Run by the executable .clinerules/hooks/PreToolUse that `handrail permissions` writes.
+
+Reads stdin, in one of two shapes:
+  Cline CLI 3 (hookName "tool_call"): {"tool_call": {"name", "input"}, "preToolUse":
+    {"toolName", "parameters"}, "workspaceRoots"}
+  the VS Code extension (hookName "PreToolUse"): {"preToolUse": {"toolName", "parameters"}}
+  run_commands, execute_command {commands|command}   each command judged, the strictest answers
+  editor, write_to_file, replace_in_file, apply_patch, ...   judged as edits
+  read_files, read_file   refused when a file holds secrets
+  search_codebase, search_files   refused when the search reaches a secret file
+  any other tool   no opinion
+A refusal of a Cline CLI 3 tool replaces the call's input (overrideInput) with one that
+makes the tool answer with handrail's reason and touch nothing, rather than cancelling
+the whole run; any other refusal is {"cancel": true, "errorMessage"}.
+"""
 
 _refused_tool = ""  # set per call by question(): one hook process judges one call
 

@@ -37,6 +37,17 @@ SHELL_TOOLS = frozenset({"Bash", "shell", "local_shell", "exec_command", "contai
 PATCH_TOOLS = frozenset({"apply_patch", "ApplyPatch", "functions.apply_patch"})
 # `apply_patch <<'EOF' …` run through the shell is applied by Codex itself: an edit.
 PATCH_PROGRAMS = ("apply_patch", "applypatch")
+HELP = """
+Codex CLI's PreToolUse hook: allow or deny one tool call before it runs.
+Registered in .codex/hooks.json (hooks.PreToolUse; trust it in Codex's /hooks).
+
+Reads stdin: {"hook_event_name": "PreToolUse", "tool_name", "tool_input": {"command"}, "cwd"}.
+  Bash, shell, local_shell, exec_command, container.exec   judged as a shell command
+                                  (`command` a string, or an argv list from older builds)
+  apply_patch (or `apply_patch <<EOF` through the shell)   judged as edits of the files
+                                  the patch adds, changes, deletes or moves
+  any other tool                  no opinion
+"""
 
 
 def question(payload: object) -> Question | None:
@@ -116,6 +127,7 @@ if TYPE_CHECKING:
     from typing import Any
 
     from handrail.native import JsonFile, TextFile
+    from handrail.policy.allowrules import AllowRule
     from handrail.policy.protocol import Pattern, Protocol, ToolPolicy
 
 TRUST = ("trust the project in Codex, then trust its hooks in /hooks "
@@ -283,3 +295,56 @@ def native_files(proto: Protocol) -> list[JsonFile | TextFile]:
         native.JsonFile(HOOK_FILE, [native.ListSlot(("hooks", "PreToolUse"), [pre_tool], ours),
                                     native.ListSlot(("hooks", "SessionStart"), [session], ours)]),
     ]
+
+
+RULES_DIR = ".codex/rules"
+
+
+def hand_allow_rules(project: str, owned: dict[str, dict[str, list[object]]]) -> list[AllowRule]:
+    """The `prefix_rule(…, decision = "allow")` rules in `.codex/rules/*.rules` other than
+    handrail's own file. Starlark's call syntax is Python's, so the file is read with `ast`; a
+    position that lists words is each of them; anything not written as literals is unverifiable."""
+    import ast
+    import itertools
+    import os
+
+    from handrail.policy.allowrules import PREFIX, UNKNOWN
+    from handrail.policy.allowrules import AllowRule as Rule
+
+    del owned  # handrail's rules live in a file of its own
+    folder = os.path.join(project, RULES_DIR)
+    names = sorted(n for n in os.listdir(folder) if n.endswith(".rules")) if os.path.isdir(folder) else []
+    out = []
+    for name in names:
+        rel = f"{RULES_DIR}/{name}"
+        if rel == RULES_FILE:
+            continue
+        fix = f"remove the rule from {rel}, or make it `prompt`: an allow rule runs outside Codex's sandbox"
+        with open(os.path.join(folder, name), encoding="utf-8", errors="replace") as f:
+            text = f.read()
+        try:
+            tree = ast.parse(text)
+        except SyntaxError as e:
+            out.append(Rule(rel, f"the file (line {e.lineno}: not read)", UNKNOWN, fix=fix))
+            continue
+        for call in (n for n in ast.walk(tree) if isinstance(n, ast.Call)):
+            if getattr(call.func, "id", None) != "prefix_rule":
+                continue
+            shown = " ".join(ast.get_source_segment(text, call).split())  # type: ignore[union-attr]
+            try:
+                args = {k.arg: ast.literal_eval(k.value) for k in call.keywords}
+            except ValueError:
+                out.append(Rule(rel, shown, UNKNOWN, fix=fix))
+                continue
+            if args.get("decision", "allow") != "allow":
+                continue
+            pattern = args.get("pattern")
+            if not isinstance(pattern, list) or not pattern or not all(
+                    isinstance(w, str) or (isinstance(w, list) and w and all(isinstance(x, str) for x in w))
+                    for w in pattern):
+                out.append(Rule(rel, shown, UNKNOWN, fix=fix))
+                continue
+            choices = [w if isinstance(w, list) else [w] for w in pattern]
+            for words in itertools.islice(itertools.product(*choices), 64):
+                out.append(Rule(rel, shown, PREFIX, " ".join(words), fix))
+    return out

@@ -66,6 +66,24 @@ KEYS = (r"\{(?:up|down|left|right|backspace|delete|del|tab|escape|esc|home|end|p
 EVENTS = frozenset({"PreToolUse", "PostToolUse", "SessionStart", "UserPromptSubmit", "Stop", "SubagentStart",
                     "SubagentStop", "PreCompact", "preToolUse", "postToolUse", "sessionStart", "sessionEnd",
                     "userPromptSubmitted", "errorOccurred"})
+HELP = """
+GitHub Copilot's preToolUse hook: allow, ask or deny one tool call before it runs.
+For the CLI, the coding agent and VS Code's agent mode; registered in .github/hooks/handrail.json.
+
+Reads stdin, in one of two shapes:
+  CLI, coding agent: {"toolName", "toolArgs", "cwd"} (toolArgs an object, a JSON string
+    from older builds, or the raw patch text of apply_patch)
+  VS Code: Claude's shape {"hook_event_name", "tool_name", "tool_input", "cwd"}, answered
+    as Claude's {"hookSpecificOutput": {"permissionDecision", ...}}
+  bash, powershell, run_in_terminal, ... {command}   judged as a shell command
+  write_bash, write_powershell {input}   text typed into a shell, judged as a command
+  edit, create, str_replace_editor, apply_patch, ... {path}   judged as edits
+  view, read {path}   refused when the file holds secrets
+  grep, rg {paths, glob}   a search that reaches a secret is refused, or narrowed to leave
+    it out (modifiedArgs)
+  any other tool   no opinion: Copilot's own rules decide
+Under -p Copilot refuses what the hook would ask about, with the reason.
+"""
 PRE_TOOL = frozenset({"PreToolUse", "preToolUse"})
 # The call being judged, for the reply: which shape it came in, and a search's own
 # arguments (narrowed with `modifiedArgs` rather than refused, where that keeps secrets out).
@@ -211,6 +229,7 @@ if TYPE_CHECKING:
     from typing import Any
 
     from handrail.native import JsonFile, TextFile
+    from handrail.policy.allowrules import AllowRule
     from handrail.policy.protocol import Protocol
 
 HOOK_FILE = ".github/hooks/handrail.json"
@@ -258,3 +277,35 @@ def trust_state(project: str, home: str) -> bool | None:
         if any(p == top or p.startswith(top.rstrip(os.sep) + os.sep) for p in here):
             return True
     return False
+
+
+VSCODE_SETTINGS = ".vscode/settings.json"
+# VS Code's agent mode runs these terminal commands without asking: a key is a command prefix,
+# or `/regex/` (flags after it); `true` (or `{"approve": true}`) approves it.
+AUTO_APPROVE = ("chat.tools.terminal.autoApprove", "github.copilot.chat.agent.terminal.allowList")
+
+
+def hand_allow_rules(project: str, owned: dict[str, dict[str, list[object]]]) -> list[AllowRule]:
+    """The terminal commands VS Code's Copilot agent runs without asking, from the project's
+    .vscode/settings.json (handrail writes none; the Copilot CLI has no project allow file)."""
+    from handrail import native
+    from handrail.policy.allowrules import PREFIX, REGEX
+    from handrail.policy.allowrules import AllowRule as Rule
+
+    del owned
+    data = native.user_json(project, VSCODE_SETTINGS, comments=True)
+    out = []
+    for key in AUTO_APPROVE:
+        rules = data.get(key) if isinstance(data, dict) else None
+        fix = f"remove it from {key} in {VSCODE_SETTINGS}, or set it to false"
+        for pattern, value in rules.items() if isinstance(rules, dict) else []:
+            if value is not True and not (isinstance(value, dict) and value.get("approve") is True):
+                continue
+            shown = f"{key}: {pattern!r}"
+            if pattern.startswith("/") and pattern.rfind("/") > 0:
+                body, flags = pattern[1:pattern.rfind("/")], pattern[pattern.rfind("/") + 1:]
+                out.append(Rule(VSCODE_SETTINGS, shown, REGEX, f"(?{flags.replace('g', '')})" * bool(
+                    flags.replace("g", "")) + body, fix))
+            else:
+                out.append(Rule(VSCODE_SETTINGS, shown, PREFIX, pattern, fix))
+    return out

@@ -47,6 +47,19 @@ EVENTS = SHELL_EVENTS | READ_EVENTS | TOOL_EVENTS | frozenset({
     "beforeMCPExecution", "afterShellExecution", "afterMCPExecution", "afterFileEdit", "afterTabFileEdit", "stop",
     "beforeSubmitPrompt", "afterAgentResponse", "afterAgentThought", "sessionStart", "sessionEnd", "preCompact",
     "subagentStart", "subagentStop", "postToolUse", "postToolUseFailure", "workspaceOpen"})
+HELP = """
+Cursor's agent hook: allow, ask or deny one call before it runs.
+Registered in .cursor/hooks.json (beforeShellExecution, beforeReadFile, preToolUse).
+
+Reads stdin, by hook_event_name:
+  beforeShellExecution {command, cwd}            judged as a shell command
+  beforeReadFile, beforeTabFileRead {file_path}  refused when the file holds secrets
+  preToolUse {tool_name, tool_input}             Write, Edit, StrReplace, Delete, ... judged
+                                                 as edits; Shell as a command; Read as a read
+  workspace_roots                                the project folder, where Cursor names it
+Field names are partly unverified: the known variants are read. Every answer, a broken
+one included, is Cursor's JSON, its documented way to refuse.
+"""
 
 
 def question(payload: object) -> Question | None:
@@ -124,6 +137,7 @@ if TYPE_CHECKING:
     from typing import Any
 
     from handrail.native import JsonFile, TextFile
+    from handrail.policy.allowrules import AllowRule
     from handrail.policy.protocol import Protocol
 
 HOOK_FILE = ".cursor/hooks.json"
@@ -142,3 +156,21 @@ def native_files(proto: Protocol) -> list[JsonFile | TextFile]:
     slots.append(native.ListSlot(("hooks", "sessionStart"),
                                  [{"command": f"handrail hook session-start --harness {NAME}"}], ours))
     return [native.JsonFile(HOOK_FILE, slots, defaults=[(("version",), 1)])]
+
+
+CLI_FILE = ".cursor/cli.json"
+
+
+def hand_allow_rules(project: str, owned: dict[str, dict[str, list[object]]]) -> list[AllowRule]:
+    """`Shell(…)` entries of `.cursor/cli.json` `permissions.allow` (handrail writes none), which
+    the Cursor CLI reads as a command base: `Shell(git)` admits every git command."""
+    from handrail import native
+    from handrail.policy.allowrules import PREFIX, paren_rule
+
+    del owned
+    data = native.user_json(project, CLI_FILE)
+    permissions = data.get("permissions") if isinstance(data, dict) else None
+    allow = permissions.get("allow") if isinstance(permissions, dict) else None
+    fix = f"remove it from permissions.allow in {CLI_FILE}: handrail's hook allows tier 1 and 2 itself"
+    rules = [paren_rule(e, ("Shell",), CLI_FILE, fix, bare=PREFIX) for e in allow or [] if isinstance(allow, list)]
+    return [r for r in rules if r is not None]

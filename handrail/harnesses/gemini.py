@@ -46,6 +46,22 @@ PATH_KEYS = ("file_path", "absolute_path", "path")
 # Gemini tests the matcher as an unanchored regular expression against the tool name.
 HOOK_MATCHER = ("^(run_shell_command|write_file|replace|edit|read_file|read_many_files|grep_search|glob"
                 "|list_directory)$")
+HELP = """
+Gemini CLI's BeforeTool hook: allow, ask or deny one tool call before it runs.
+Registered in .gemini/settings.json (hooks.BeforeTool).
+
+Reads stdin: {"hook_event_name": "BeforeTool", "tool_name", "tool_input", "cwd"}.
+  run_shell_command {command, dir_path}          judged as a shell command
+  write_file, replace, edit {file_path}          judged as edits (every spelling Gemini
+                                                 decodes a path to: %2E, a leading @)
+  read_file {file_path}, list_directory, glob    refused when they reach secrets
+  grep_search {include_pattern, dir_path}, read_many_files   searches: refused when
+                                                 they reach a secret file
+  any other tool                                 no opinion: Gemini's own rules decide
+Gemini asks its person only in an interactive run: in a headless one (-p, CI, piped
+input or output) tier 3 is a deny with the reason.
+"""
+HELP_ENV = (("CI, GITHUB_ACTIONS", "true: Gemini runs headless, so tier 3 is a deny (as Gemini itself reads them)"),)
 
 
 def question(payload: object) -> Question | None:
@@ -188,6 +204,7 @@ if TYPE_CHECKING:
     from collections.abc import Callable
 
     from handrail.native import JsonFile, TextFile
+    from handrail.policy.allowrules import AllowRule
     from handrail.policy.protocol import Protocol
 
 HOOK_FILE = ".gemini/settings.json"
@@ -278,3 +295,60 @@ def trust_state(project: str, home: str) -> bool | None:
         if (project == folder or project.startswith(folder.rstrip("/") + "/")) and len(rule) > best:
             best, trusted = len(rule), TRUST_LEVELS[level]
     return trusted
+
+
+def hand_allow_rules(project: str, owned: dict[str, dict[str, list[object]]]) -> list[AllowRule]:
+    """Shell allow rules a person wrote for Gemini: `tools.allowed` entries (`run_shell_command`
+    all of it, `run_shell_command(PREFIX)` a prefix) handrail did not write, and `decision =
+    "allow"` rules of the Policy Engine files in .gemini/policies/ (and any project file
+    `policyPaths` names) other than handrail's: `commandPrefix` a prefix, `commandRegex` a
+    regular expression, no command field the whole tool, `argsPattern` unverifiable."""
+    import glob
+    import os
+    import tomllib
+
+    from handrail import native
+    from handrail.policy.allowrules import EVERYTHING, PREFIX, REGEX, UNKNOWN, paren_rule
+    from handrail.policy.allowrules import AllowRule as Rule
+
+    out: list[AllowRule] = []
+    data = native.user_json(project, HOOK_FILE)
+    settings = data if isinstance(data, dict) else {}
+    tools = settings.get("tools")
+    allowed = tools.get("allowed") if isinstance(tools, dict) else None
+    mine = owned.get(HOOK_FILE, {}).get("tools.allowed", [])
+    fix = f"remove it from tools.allowed in {HOOK_FILE} (handrail's hook allows tier 1 and 2 itself)"
+    for entry in allowed if isinstance(allowed, list) else []:
+        rule = None if entry in mine else paren_rule(entry, SHELL_TOOLS, HOOK_FILE, fix, bare=PREFIX)
+        if rule is not None:
+            out.append(rule)
+    named = [p for p in settings.get("policyPaths") or [] if isinstance(p, str) and not p.startswith(("~", "/"))]
+    files = sorted(glob.glob(os.path.join(project, ".gemini", "policies", "*.toml")))
+    files += [os.path.join(project, p) for p in named if p.endswith(".toml")]
+    for path in dict.fromkeys(files):
+        rel = os.path.relpath(path, project).replace(os.sep, "/")
+        if rel == POLICY_FILE or not os.path.isfile(path):
+            continue
+        fix = f"remove the rule from {rel}, or make its decision ask_user"
+        try:
+            with open(path, "rb") as f:
+                rules = tomllib.load(f).get("rule", [])
+        except (OSError, tomllib.TOMLDecodeError) as e:
+            out.append(Rule(rel, f"the file ({e}: not read)", UNKNOWN, fix=fix))
+            continue
+        for n, r in enumerate(rules if isinstance(rules, list) else []):
+            if not isinstance(r, dict) or r.get("decision") != "allow" or r.get("toolName") not in SHELL_TOOLS:
+                continue
+            shown = f"rule {n + 1} (toolName = {r.get('toolName')!r}, decision = 'allow')"
+            prefixes = r.get("commandPrefix")
+            if "argsPattern" in r:
+                out.append(Rule(rel, shown, UNKNOWN, fix=fix))
+            elif isinstance(r.get("commandRegex"), str):
+                out.append(Rule(rel, shown, REGEX, r["commandRegex"], fix))
+            elif prefixes is None:
+                out.append(Rule(rel, shown, EVERYTHING, fix=fix))
+            else:
+                for prefix in prefixes if isinstance(prefixes, list) else [prefixes]:
+                    out.append(Rule(rel, f"{shown}: commandPrefix {prefix!r}", PREFIX, prefix, fix)
+                               if isinstance(prefix, str) else Rule(rel, shown, UNKNOWN, fix=fix))
+    return out

@@ -51,6 +51,19 @@ READ_TOOLS = frozenset({"read"})
 SEARCH_TOOLS = frozenset({"grep"})
 # OpenCode 1.18 skips every plugin, the project's own included, under `--pure` or OPENCODE_PURE=1.
 TRUST = "nothing: OpenCode loads .opencode/plugin/ in any folder (not under --pure or OPENCODE_PURE=1)"
+HELP = """
+OpenCode's pre-tool hook: allow or deny one tool call before it runs.
+Called by handrail's plugin .opencode/plugin/handrail.js from its tool.execute.before.
+
+Reads stdin: {"tool", "args", "directory"} (`worktree` where `directory` is absent).
+  bash {command}                        judged as a shell command
+  edit, write, multiedit {filePath}; patch, apply_patch {patchText}   judged as edits
+  read {filePath}                       refused when it reaches secrets
+  grep {path, include}                  a search that reaches a secret is refused, or
+                                        narrowed ("narrow": {"include": G}) to leave it out
+  any other tool                        no opinion: OpenCode's permission rules decide
+The plugin throws the message as the tool's error on anything but allow, notify and none.
+"""
 
 
 def question(payload: object) -> Question | None:
@@ -156,6 +169,7 @@ def main(argv: list[str]) -> int:
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from handrail.native import JsonFile, TextFile
+    from handrail.policy.allowrules import AllowRule
     from handrail.policy.protocol import Protocol
 
 CONFIG_FILE = "opencode.json"
@@ -211,3 +225,33 @@ def native_files(proto: Protocol) -> list[JsonFile | TextFile]:
                         defaults=[(("$schema",), SCHEMA)]),
         native.TextFile(HOOK_FILE, read_text(template)),
     ]
+
+
+def hand_allow_rules(project: str, owned: dict[str, dict[str, list[object]]]) -> list[AllowRule]:
+    """The `permission.bash` rules of opencode.json that allow and that handrail did not write.
+    OpenCode's `*` is any text and its last matching rule wins, so a rule is judged only on the
+    commands no later non-allow rule takes back."""
+    from handrail import native
+    from handrail.policy.allowrules import EVERYTHING, EXACT, GLOB
+    from handrail.policy.allowrules import AllowRule as Rule
+
+    data = native.user_json(project, CONFIG_FILE)
+    permission = data.get("permission") if isinstance(data, dict) else None
+    fix = f"remove it from permission.bash in {CONFIG_FILE}, or make it ask: handrail's hook allows tier 1 and 2"
+    if permission == "allow":
+        return [Rule(CONFIG_FILE, 'permission: "allow"', EVERYTHING, fix=fix)]
+    bash = permission.get("bash") if isinstance(permission, dict) else None
+    if bash == "allow":
+        return [Rule(CONFIG_FILE, 'permission.bash: "allow"', EVERYTHING, fix=fix)]
+    if not isinstance(bash, dict):
+        return []
+    mine = owned.get(CONFIG_FILE, {}).get("permission.bash", [])
+    keys = list(bash)
+    out = []
+    for i, (pattern, value) in enumerate(bash.items()):
+        if value != "allow" or pattern in mine:
+            continue
+        later = tuple(k for k in keys[i + 1:] if bash[k] != "allow")
+        shape = EVERYTHING if pattern == "*" else GLOB if not exact(pattern) else EXACT
+        out.append(Rule(CONFIG_FILE, f'permission.bash: "{pattern}": "allow"', shape, pattern, fix, later))
+    return out

@@ -46,6 +46,18 @@ GREP_TOOLS = frozenset({"grep_search", "search_file_content"})
 TOOLS = ("run_shell_command", "monitor", "write_file", "edit", "replace", "read_file", "read_many_files",
          "grep_search", "search_file_content", "lsp")
 HOOK_MATCHER = "^(" + "|".join(TOOLS) + ")$"
+HELP = """
+Qwen Code's PreToolUse hook: allow or deny one tool call just before it runs.
+It runs after Qwen's own approval, so it has the last word. Registered in .qwen/settings.json
+(hooks.PreToolUse).
+
+Reads stdin: {"hook_event_name": "PreToolUse", "tool_name", "tool_input", "cwd"}, with
+Gemini CLI's tool names:
+  run_shell_command, monitor {command, directory}   judged as a shell command
+  write_file, edit, replace {file_path}             judged as edits
+  read_file, read_many_files, grep_search, lsp      refused when they reach secrets
+  any other tool                                    no opinion
+"""
 
 
 def question(payload: object) -> Question | None:
@@ -106,6 +118,7 @@ def main(argv: list[str]) -> int:
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from handrail.native import JsonFile, TextFile
+    from handrail.policy.allowrules import AllowRule
     from handrail.policy.protocol import Protocol
 
 HOOK_FILE = ".qwen/settings.json"
@@ -139,10 +152,12 @@ def trust_state(project: str, home: str) -> bool | None:
     import json
     import os
 
+    from handrail.native import without_comments
+
     def load(path: str) -> object:
         try:
             with open(path, encoding="utf-8") as f:
-                return json.loads(_without_comments(f.read()))
+                return json.loads(without_comments(f.read()))
         except FileNotFoundError:
             return {}
 
@@ -168,31 +183,23 @@ def trust_state(project: str, home: str) -> bool | None:
     return not any(level == "DO_NOT_TRUST" and os.path.normpath(str(p)) == where for p, level in rules.items())
 
 
-def _without_comments(text: str) -> str:
-    """Qwen reads its settings with comments allowed (`//` and `/* */` outside strings)."""
-    out: list[str] = []
-    i, n, quoted = 0, len(text), False
-    while i < n:
-        c = text[i]
-        if quoted:
-            out.append(c)
-            if c == "\\" and i + 1 < n:
-                out.append(text[i + 1])
-                i += 1
-            elif c == '"':
-                quoted = False
-        elif c == '"':
-            quoted = True
-            out.append(c)
-        elif text.startswith("//", i):
-            while i < n and text[i] != "\n":
-                i += 1
-            continue
-        elif text.startswith("/*", i):
-            end = text.find("*/", i + 2)
-            i = n if end < 0 else end + 2
-            continue
-        else:
-            out.append(c)
-        i += 1
-    return "".join(out)
+def hand_allow_rules(project: str, owned: dict[str, dict[str, list[object]]]) -> list[AllowRule]:
+    """Shell allow rules in Qwen's settings (handrail writes none): `permissions.allow` and the
+    older `tools.allowed`, whose `Bash(x)`, `run_shell_command(x)` are word prefixes."""
+    from handrail import native
+    from handrail.policy.allowrules import PREFIX, paren_rule
+
+    del owned
+    data = native.user_json(project, HOOK_FILE, comments=True)
+    if not isinstance(data, dict):
+        return []
+    out = []
+    for top, key in (("permissions", "allow"), ("tools", "allowed")):
+        holder = data.get(top)
+        entries = holder.get(key) if isinstance(holder, dict) else None
+        fix = f"remove it from {top}.{key} in {HOOK_FILE}: handrail's hook allows tier 1 and 2 itself"
+        for entry in entries if isinstance(entries, list) else []:
+            rule = paren_rule(entry, ("Bash", "ShellTool", *SHELL_TOOLS), HOOK_FILE, fix, bare=PREFIX)
+            if rule is not None:
+                out.append(rule)
+    return out

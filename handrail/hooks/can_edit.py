@@ -21,6 +21,39 @@ USAGE = "usage: handrail can-edit [--project P] [--task T] [--file F] [--agent A
 ANSWER_REASONS = ("task_not_found", "invalid_policy", "bad_arguments", "internal_error", "too_slow")
 OPTIONS = {"--project": True, "--task": True, "--file": True, "--agent": True, "--json": False}
 ENVELOPE_REFUSAL = "envelope_supervision"
+HELP = """
+usage: handrail can-edit [--project P] [--task T] [--file F] [--agent A] [--json]
+
+May an agent edit now, and this file? The pre-edit question any harness can shell out to.
+
+Options:
+  --project P   where to look for the project (default: the current folder); the project
+                is the top of the git work tree around it. A relative --file is relative
+                to P, else to the current folder
+  --task T      ask about this task only (default: every task in an edit phase)
+  --file F      the file to edit; without it: may anything be edited now?
+  --agent A     the acting agent: its autonomy envelope can only take an allow away
+                (default: the environment's HANDRAIL_AGENT)
+  --json        the answer as one JSON object, the last line of stdout
+  -h, --help    this text
+
+Reads the project's .handrail/ (tasks, contracts, protocol, envelopes); no stdin.
+Environment: HANDRAIL_AGENT (see --agent); HANDRAIL_HOOK_DEADLINE_MS, the time to answer
+in (default 2000 ms, at most 20000), past which the answer is the error too_slow.
+
+Answers: one line for a person on stdout ("allowed: ..." or "denied: ..., and the way
+forward"), or with --json {"allowed": true|false, "reason": ..., "file", "rule", "source",
+"primary_task" or "tasks", ...}. A refusal or a notice is recorded in the event log.
+Errors: "handrail can-edit: error: ..." (one line, naming the file and key) on stderr and,
+with --json, {"allowed": false, "reason": R, "error": ...} where R is one of
+task_not_found, invalid_policy (an unreadable protocol, task or contract), bad_arguments,
+internal_error, too_slow.
+
+Exit codes:
+  0  allowed
+  1  denied
+  2  error (the edit is refused too)
+"""
 EDIT_NOTIFIED = "edit_notified"  # an agent's edit of a protected path the protocol's write_paths open
 
 

@@ -31,6 +31,42 @@ if TYPE_CHECKING:
 USAGE = ("usage: handrail classify [--json] [--tool NAME] [--project P] [--protocol PATH] [--agent A] COMMAND\n"
          "       handrail classify --batch FILE|- [--tool NAME] [--project P] [--protocol PATH]")
 OPTIONS = {"--json": False, "--tool": True, "--project": True, "--protocol": True, "--batch": True, "--agent": True}
+HELP = """
+usage: handrail classify [--json] [--tool NAME] [--project P] [--protocol PATH] [--agent A] COMMAND
+       handrail classify --batch FILE|- [--tool NAME] [--project P] [--protocol PATH]
+
+Which tier is a shell command in: 1 (runs silently), 2 (runs, with a notice), 3 (needs a
+human), or none (unlisted: the harness's own default applies; in guarded mode, it asks)?
+COMMAND is the rest of the line (words are joined with spaces); `--` ends the options.
+
+Options:
+  --json           the answer as one JSON object, the last line of stdout: {"command",
+                   "tier": 1|2|3|null, "decision": "allow"|"notify"|"ask"|"unlisted",
+                   "reasons": [{"part", "tier", "rule" or "pattern", "source", ...}],
+                   "effects": [...]}
+  --tool NAME      judge as the protocol's tools.NAME sees it (its tool sets and mode)
+  --project P      where to look for the project (default: the current folder); with it,
+                   tier-2 and tier-3 answers are recorded in the event log
+  --protocol PATH  read this protocol file instead of the project's
+  --batch FILE|-   JSON Lines in ({"command": "..."} a line, - for stdin), one JSON answer
+                   a line out, in order; a bad line answers {"decision": "error", ...}
+  --agent A        the acting agent: an envelope that puts `shell` under full
+                   supervision makes even tier 1 ask a human (default: HANDRAIL_AGENT)
+  -h, --help       this text
+
+Environment: HANDRAIL_AGENT (see --agent); HANDRAIL_HOOK_DEADLINE_MS, the time one COMMAND
+is answered in (default 2000 ms, at most 20000; past it: exit 2, the error too_slow).
+A COMMAND over 128 KiB is refused before it is parsed.
+
+Answers: "tier N (decision): why" on stdout, one line per part after it. Errors:
+"handrail classify: error: ..." on stderr and, with --json, {"decision": "error",
+"reason": R, "error": ...} where R names the kind: bad_arguments, invalid_policy, internal_error, too_slow, ...
+
+Exit codes:
+  0  it may run without a human (tier 1 or 2)
+  1  it needs a human (tier 3), or no tier lists it
+  2  error; with --batch, the worst answer's code (2 when a line was bad)
+"""
 
 
 def main(argv: list[str]) -> int:

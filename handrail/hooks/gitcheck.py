@@ -104,6 +104,37 @@ def say(text: str) -> None:
     stream.flush()
 
 
+def command_note(env: Mapping[str, str]) -> str | None:
+    """Refusals name `handrail …` commands: where that name reaches no handrail on the
+    committer's PATH, the one line naming the command that does. Under the pre-commit
+    framework (`PRE_COMMIT=1`), the framework's environment comes first on PATH and is
+    not the committer's: a `language: python` hook runs a handrail installed only there."""
+    import shutil
+
+    from handrail.install_hooks import handrail_command
+
+    me = handrail_command()[0]
+    if not me:
+        return None
+    ours = os.path.dirname(me)
+    framework = env.get("PRE_COMMIT") == "1" and os.path.dirname(ours) == os.path.abspath(env.get("VIRTUAL_ENV", "/"))
+    dirs = [d for d in env.get("PATH", "").split(os.pathsep) if d and not (framework and os.path.abspath(d) == ours)]
+    if shutil.which("handrail", path=os.pathsep.join(dirs)):
+        return None
+    where = " (the pre-commit framework's own copy)" if framework else ""
+    return (f"handrail: `handrail` is not on this PATH: run the commands above as {me}{where}, or install "
+            "handrail where your shell finds it")
+
+
+def say_command() -> None:
+    try:
+        note = command_note(os.environ)
+    except Exception:  # noqa: BLE001 - a hint must never change the answer
+        note = None
+    if note:
+        say(note)
+
+
 def report(project: str, event: str, problems: list[gitrules.Problem], policy: gitrules.GitPolicy,
            extra: dict[str, Any] | None = None) -> None:
     """Record a refusal where every later layer reads decisions (best effort)."""
@@ -131,7 +162,10 @@ def guarded(action: str, event: str, body: Callable[[pygit2.Repository, str], in
         # git chose the repository: no harness folder from the environment may move it.
         # A linked worktree's root is its main work tree, whose gates and tasks count.
         project = find_root(git.workdir(repo), {})
-        return body(repo, project)
+        code = body(repo, project)
+        if code == EXIT_DENIED:
+            say_command()
+        return code
     except HandrailError as e:
         why = str(e)
         if e.reason == "invalid_policy":
@@ -141,6 +175,7 @@ def guarded(action: str, event: str, body: Callable[[pygit2.Repository, str], in
     except Exception as e:  # noqa: BLE001 - a safety net that breaks must not let anything through
         why = f"internal error: {type(e).__name__}: {' '.join(str(e).split())}"
     say(f"handrail: {action} refused: {why}{next_step}")
+    say_command()
     if project is not None:
         from handrail.records.events import record
 

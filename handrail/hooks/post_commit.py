@@ -11,6 +11,23 @@ from __future__ import annotations
 import sys
 from collections.abc import Sequence
 
+OPTIONS: dict[str, bool] = {}  # none: any argument is ignored
+HELP = """
+usage: handrail hook post-commit
+
+git's post-commit hook: has living memory's description of the project gone stale?
+Checked where the project keeps one, as `handrail memory prepare` does.
+
+Reads the commit just made and the project's living memory; no arguments, no stdin.
+
+Answers: nothing on stdout; at most one line on stderr, "handrail: post-commit: living
+memory not checked: ...". The commit is already made: nothing here fails it or blocks it
+(the installed git hook runs this detached).
+
+Exit codes:
+  0  always
+"""
+
 
 def main(argv: Sequence[str] | None = None) -> int:
     try:

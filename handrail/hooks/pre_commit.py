@@ -25,6 +25,27 @@ if TYPE_CHECKING:
     from handrail.policy import gitrules
 
 ACTION, EVENT, NOTIFIED = "commit", "commit_refused", "commit_notified"
+OPTIONS: dict[str, bool] = {}  # none: git passes this hook no argument
+HELP = """
+usage: handrail hook pre-commit
+
+git's pre-commit hook: the commit git is about to make, judged by the policy.
+
+Reads what is staged (the index git names in GIT_INDEX_FILE, against HEAD's tree) and the
+project's .handrail/ (protocol, tasks, contracts, gates, envelopes); no arguments, no stdin.
+Who commits is read from the environment (HANDRAIL_AGENT and each harness's own markers:
+CLAUDECODE, CODEX_*, OPENCODE, GEMINI_CLI, CURSOR_AGENT, ...): rules that bind agents bind
+only an agent's commit.
+
+Answers: nothing when the commit may go on (a notice on stderr for paths the protocol's
+write_paths open); otherwise "handrail: commit refused: ..." on stderr, one line per
+problem (no task in an edit phase, a path outside scope or forbidden, a closed human gate,
+over budget, a secret in the staged content), each with its rule and the way forward.
+
+Exit codes:
+  0  the commit goes on (also when nothing is staged)
+  1  refused; also on an unexpected argument, a broken policy or any internal error
+"""
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -42,6 +42,28 @@ if TYPE_CHECKING:  # pygit2 and the policy load only once a push is judged
     from handrail.policy.gitrules import GitPolicy, Problem, RefUpdate
 
 ACTION, EVENT = "push", "push_refused"
+OPTIONS: dict[str, bool] = {}  # none: REMOTE and URL are positional, as git passes them
+HELP = """
+usage: handrail hook pre-push [REMOTE [URL]] < REF-LINES
+
+git's pre-push hook: the commits about to reach a remote, judged by the policy.
+
+Reads, as a plain git hook, the remote's name and URL as arguments and one line per pushed
+ref on stdin: "<local ref> <local oid> <remote ref> <remote oid>". Under the pre-commit
+framework (no arguments) it reads PRE_COMMIT_REMOTE_NAME, PRE_COMMIT_FROM_REF,
+PRE_COMMIT_TO_REF, PRE_COMMIT_LOCAL_BRANCH and PRE_COMMIT_REMOTE_BRANCH instead, and
+checks every commit of a local branch the remote does not have. Each commit is judged
+by who made it (the Handrail-Agent trailer, the harnesses' own trailers), the publish
+rule by who pushes (HANDRAIL_AGENT and the harnesses' markers in the environment).
+
+Answers: nothing when the push may go on; otherwise "handrail: push refused: ..." on
+stderr, one line per problem (commits pushed while no task is in an edit phase, a commit
+that breaks the path, budget or secret rules, a closed publish gate).
+
+Exit codes:
+  0  the push goes on
+  1  refused; also on more than two arguments, a broken policy or any internal error
+"""
 _HOLDERS = ("refs/heads/", "refs/tags/", "refs/remotes/")
 
 

@@ -29,6 +29,25 @@ from collections.abc import Sequence
 from handrail.errors import EXIT_DENIED, EXIT_OK
 
 ACTION = "commit"
+OPTIONS: dict[str, bool] = {}  # none: FILE, SOURCE and COMMIT are positional, as git passes them
+HELP = """
+usage: handrail hook prepare-commit-msg FILE [SOURCE [COMMIT]]
+
+git's prepare-commit-msg hook (and handrail's applypatch-msg): an agent's commit says so.
+
+Reads the environment for an agent's markers (HANDRAIL_AGENT, CLAUDECODE, CODEX_*,
+OPENCODE, GEMINI_CLI, CURSOR_AGENT, COPILOT_AGENT, ...) and FILE, the message git is
+preparing; SOURCE and COMMIT are accepted as git passes them and not read.
+
+Answers: an agent's commit gets the trailer "Handrail-Agent: <agent> (<marker>=<value>)"
+written into FILE by `git interpret-trailers` (once: a message that has it is left as it
+is); a human's commit is left alone. Nothing on stdout; a refusal is one line on stderr,
+"handrail: commit refused: ...".
+
+Exit codes:
+  0  the commit goes on (a human's commit: always)
+  1  an agent's commit whose trailer could not be written (or no FILE given): refused
+"""
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -28,6 +28,33 @@ import sys
 from collections.abc import Sequence
 
 EVENT_SHAPED = frozenset({"claude", "codex", "gemini", "qwen"})
+OPTIONS = {"--harness": True, "--project": True}
+HELP = """
+usage: handrail hook session-start [--harness NAME] [--project DIR]
+
+The context a harness adds when an agent session starts.
+While a living-memory reflection is pending, one line telling the agent to do it;
+otherwise nothing.
+
+Options:
+  --harness NAME  the reply's shape (default: claude):
+                    claude, codex, gemini, qwen: {"hookSpecificOutput": {"hookEventName":
+                      "SessionStart", "additionalContext": "<line>"}}
+                    cursor: {"additional_context": "<line>"}
+                    text (or any other name): the line itself
+  --project DIR   where to look for the project (default: the current folder)
+  -h, --help      this text
+
+Reads the project's living memory; standard input (the harness's event) is not read.
+Environment: the project folder the harness names (CLAUDE_PROJECT_DIR, GEMINI_PROJECT_DIR,
+QWEN_PROJECT_DIR, CURSOR_PROJECT_DIR).
+
+Answers: the reply above on stdout, or nothing. A missing or broken manifest, a bad
+option, any error: nothing printed. A session start never fails because of handrail.
+
+Exit codes:
+  0  always
+"""
 
 
 def render(harness: str, line: str) -> str:
@@ -43,7 +70,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         from handrail.hooks.argv import parse
         from handrail.memory.context import session_context
 
-        opts, _ = parse(list(argv or []), {"--harness": True, "--project": True})
+        opts, _ = parse(list(argv or []), OPTIONS)
         harness = str(opts.get("--harness") or "claude").lower()
         from handrail.projectroot import find_root
 

@@ -13,6 +13,26 @@ from handrail.policy import gates as gatemod
 from handrail.policy import tasks as taskmod
 
 AGENT = {"CLAUDECODE": "1"}
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def checkout_snapshot(parent: Path, tag: str | None = None) -> Path:
+    """This working tree, committed into a throwaway repository under `parent` (the
+    framework installs hooks from a repository's commits), tagged `tag` when given."""
+    import shutil
+
+    src = parent / "handrail-src"
+    ignore = shutil.ignore_patterns("__pycache__", "*.pyc", "*.egg-info")
+    shutil.copytree(ROOT / "handrail", src / "handrail", ignore=ignore)
+    for name in ("pyproject.toml", ".pre-commit-hooks.yaml", "README.md", "LICENSE"):
+        if (ROOT / name).exists():
+            shutil.copy(ROOT / name, src / name)
+    git(parent, "init", "-q", "-b", "main", str(src))
+    git(src, "add", "-A")
+    git(src, "commit", "-q", "-m", "snapshot")
+    if tag:
+        git(src, "tag", "-a", tag, "-m", tag)
+    return src
 
 
 class Project:

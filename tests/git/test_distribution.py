@@ -5,26 +5,25 @@ from __future__ import annotations
 import json
 import os
 import re
-import shutil
 import subprocess
 from pathlib import Path
 
 import pytest
 import yaml
-from gitkit import Project
-from helpers import HANDRAIL, git
+from gitkit import Project, checkout_snapshot
+from helpers import HANDRAIL
 
 ROOT = Path(__file__).resolve().parents[2]
 MANIFEST = ROOT / ".pre-commit-hooks.yaml"
 PRE_COMMIT = str(Path(HANDRAIL or "handrail").parent / "pre-commit")
 
 
-def test_manifest_validates_and_declares_the_four_hooks() -> None:
+def test_manifest_validates_and_declares_the_five_hooks() -> None:
     r = subprocess.run([PRE_COMMIT, "validate-manifest", str(MANIFEST)], capture_output=True, text=True)
     assert r.returncode == 0, r.stdout + r.stderr
     hooks = {h["id"]: h for h in yaml.safe_load(MANIFEST.read_text())}
     assert set(hooks) == {"handrail-pre-commit", "handrail-prepare-commit-msg", "handrail-pre-push",
-                          "handrail-policy-check"}
+                          "handrail-post-commit", "handrail-policy-check"}
     for h in hooks.values():
         # Only the message hook is given a file: the one git prepares the message in.
         assert h["pass_filenames"] is (h["id"] == "handrail-prepare-commit-msg")
@@ -33,30 +32,17 @@ def test_manifest_validates_and_declares_the_four_hooks() -> None:
     assert trailer["stages"] == ["prepare-commit-msg"] and trailer["entry"] == "handrail hook prepare-commit-msg"
     assert hooks["handrail-pre-commit"]["stages"] == ["pre-commit"] and hooks["handrail-pre-commit"]["always_run"]
     assert hooks["handrail-pre-push"]["stages"] == ["pre-push"] and hooks["handrail-pre-push"]["always_run"]
+    assert hooks["handrail-post-commit"]["stages"] == ["post-commit"] and hooks["handrail-post-commit"]["always_run"]
     assert hooks["handrail-policy-check"]["entry"] == "handrail policy check"
     files = re.compile(hooks["handrail-policy-check"]["files"])
     assert files.search(".handrail/tasks/a/task.json") and not files.search("src/.handrail.py")
-
-
-def _snapshot(tmp_path: Path) -> Path:
-    """This working tree, committed into a throwaway repository (try-repo needs one)."""
-    src = tmp_path / "handrail-src"
-    ignore = shutil.ignore_patterns("__pycache__", "*.pyc", "*.egg-info")
-    shutil.copytree(ROOT / "handrail", src / "handrail", ignore=ignore)
-    for name in ("pyproject.toml", ".pre-commit-hooks.yaml", "README.md", "LICENSE"):
-        if (ROOT / name).exists():
-            shutil.copy(ROOT / name, src / name)
-    git(tmp_path, "init", "-q", "-b", "main", str(src))
-    git(src, "add", "-A")
-    git(src, "commit", "-q", "-m", "snapshot")
-    return src
 
 
 def test_try_repo_on_a_real_repository(tmp_path: Path, repo: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """pre-commit pip-installs this repository into a fresh environment (try-repo keeps no
     cache: about 20 s) and runs its pre-commit-stage hooks on what is staged."""
     monkeypatch.setenv("PRE_COMMIT_HOME", str(tmp_path / "pre-commit-home"))
-    src = _snapshot(tmp_path)
+    src = checkout_snapshot(tmp_path)
     p = Project(repo)
     p.task("t")
     p.task("later", phase="plan", contract={"contract_mode": "wild"})  # invalid, but not in force yet

@@ -397,6 +397,19 @@ def test_a_task_folder_with_an_unsafe_name_is_an_invalid_policy(handrail, repo: 
     assert_error(code, answer, "invalid_policy", "my task")
 
 
+@pytest.mark.parametrize("args", [(), ("--file", "src/app.py")])
+def test_a_protocol_that_is_not_json_refuses_every_edit_naming_the_file(handrail, repo: Path,  # type: ignore[no-untyped-def]
+                                                                         args: tuple[str, ...]) -> None:
+    make_task(repo, "a", "implement")
+    (repo / ".handrail" / "autonomy-protocol.json").write_text("{ not json")
+    code, answer = ask(handrail, repo, *args)
+    assert_error(code, answer, "invalid_policy", ".handrail/autonomy-protocol.json")
+    r = handrail("can-edit", "--project", str(repo), *args)
+    assert r.returncode == 2 and r.stdout == ""
+    assert r.stderr.startswith("handrail can-edit: error: ") and len(r.stderr.strip().splitlines()) == 1
+    assert "autonomy-protocol.json" in r.stderr
+
+
 @pytest.mark.parametrize("args", [(), ("--task", "a"), ("--file", "src/x.py"), ("--task", "a", "--file", "src/x.py")])
 def test_invalid_contract_is_an_invalid_policy(handrail, repo: Path, args: tuple[str, ...]) -> None:  # type: ignore[no-untyped-def]
     make_task(repo, "a", "implement", contract={"allowed_files": ["src/**"], "forbiden_files": ["x"]})

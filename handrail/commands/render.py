@@ -1,8 +1,14 @@
-"""Aligned tables for people: events, envelopes. The last column takes what the
-terminal width leaves, and is cut with `…` rather than wrapped."""
+"""Everything the commands print goes through here: lines, JSON answers, aligned
+tables. The commands decide what to say; this module decides how it reaches the
+console.
+
+Tables: the last column takes what the terminal width leaves, and is cut with `…`
+rather than wrapped.
+"""
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import sys
@@ -98,3 +104,17 @@ def event_widths(events: Sequence[dict[str, Any]], width: int | None, *, follow:
         col = [max(c, m) for c, m in zip(col, FOLLOW_MINS)]
     # Ids and times are never cut: a cut one would point at the wrong event.
     return shrink(col, width, (col[0], col[1], 8, 5, 5, 5))
+
+
+def echo(text: str = "", *, err: bool = False, nl: bool = True) -> None:
+    """One line (or block) on stdout, or stderr with `err`."""
+    stream = sys.stderr if err else sys.stdout
+    if stream is None:  # no console at all (pythonw): nothing to print to
+        return
+    stream.write(text + ("\n" if nl else ""))
+    stream.flush()
+
+
+def emit_json(data: object) -> None:
+    """A machine answer: one JSON object on one line."""
+    echo(json.dumps(data, ensure_ascii=False))

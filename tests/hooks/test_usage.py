@@ -1,0 +1,143 @@
+"""`--help` of every hot-path command: what it reads, answers and exits with, true to the code,
+served without click."""
+
+from __future__ import annotations
+
+import ast
+import importlib
+import inspect
+import json
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from helpers import run_handrail
+
+from handrail.hooks import usage
+from handrail.main import FAST, FAST_HOOKS
+
+COMMANDS = [(name,) for name in FAST] + [("hook", name) for name in FAST_HOOKS]
+MODULES = {**FAST, **FAST_HOOKS}
+HEAVY = ("click", "pygit2", "jsonschema", "yaml", "sqlite3")
+
+
+def module_of(command: tuple[str, ...]) -> object:
+    return importlib.import_module(MODULES[command[-1]])
+
+
+def exit_codes(text: str) -> set[int]:
+    """The exit codes a help names: its `Exit codes:` rows, or `exit N` in a harness's answers."""
+    section = text.partition("Exit codes:")[2]
+    rows = {int(n) for n in re.findall(r"^  (\d)  ", section, flags=re.M)}
+    return rows | {int(n) for n in re.findall(r"\bexit (\d)\b", text)}
+
+
+@pytest.mark.parametrize("command", COMMANDS, ids=" ".join)
+@pytest.mark.parametrize("flag", ["--help", "-h"])
+def test_each_help_exits_0_with_its_usage_exit_codes_and_every_option(command: tuple[str, ...], flag: str) -> None:
+    r = run_handrail(*command, flag)
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.startswith(f"usage: handrail {' '.join(command)}")
+    assert exit_codes(r.stdout), "the help names no exit code"
+    options = usage.options_of(module_of(command))  # type: ignore[arg-type]
+    for option in options:
+        assert re.search(rf"(^|\s|\[){re.escape(option)}\b", r.stdout), f"{option} is parsed but not in the help"
+    if options:
+        assert "-h, --help" in r.stdout
+
+
+@pytest.mark.parametrize("command", COMMANDS, ids=" ".join)
+def test_help_after_other_options_is_still_help_and_a_value_is_not(command: tuple[str, ...], repo: Path) -> None:
+    options = usage.options_of(module_of(command))  # type: ignore[arg-type]
+    flags = [o for o, takes_value in options.items() if not takes_value]
+    r = run_handrail(*command, *flags[:1], "--help", cwd=repo)
+    assert r.returncode == 0 and r.stdout.startswith("usage:")
+    valued = [o for o, takes_value in options.items() if takes_value]
+    if valued:  # `--agent -h` is a missing value, as the parser says, not a request for help
+        r = run_handrail(*command, valued[0], "-h", cwd=repo, input="{}")
+        assert not r.stdout.startswith("usage:")
+
+
+def test_classify_after_the_double_dash_classifies_a_command_that_has_h(repo: Path) -> None:
+    r = run_handrail("classify", "--json", "--", "grep", "-h", "x", cwd=repo)
+    assert json.loads(r.stdout.splitlines()[-1])["command"] == "grep -h x"
+
+
+def test_hook_help_lists_every_hook_with_what_it_is_for() -> None:
+    for flag in ("--help", "-h"):
+        r = run_handrail("hook", flag)
+        assert r.returncode == 0
+        for name, module in FAST_HOOKS.items():
+            line = next(x for x in r.stdout.splitlines() if x.startswith(f"  {name} "))
+            assert usage.summary(importlib.import_module(module)) in line  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize("command", [*COMMANDS, ("hook",)], ids=" ".join)
+def test_help_loads_neither_click_nor_the_heavy_libraries(command: tuple[str, ...]) -> None:
+    code = (f"import sys, json; from handrail.main import main; rc = main({[*command, '--help']!r});"
+            f"print(json.dumps([rc, sorted(m for m in sys.modules if m.split('.')[0] in {HEAVY!r})]), "
+            "file=sys.stderr)")
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert json.loads(r.stderr.strip().splitlines()[-1]) == [0, []]
+    r = subprocess.run([sys.executable, "-X", "importtime", "-c", code], capture_output=True, text=True)
+    imported = {line.rsplit("|", 1)[-1].strip() for line in r.stderr.splitlines() if "|" in line}
+    assert not {m for m in imported if m.split(".")[0] in HEAVY}
+
+
+@pytest.mark.parametrize("name", sorted(MODULES))
+def test_every_option_parser_on_the_hot_path_reads_its_modules_options(name: str) -> None:
+    """A parser given an inline dict would hide its options from the help test above."""
+    modules = {importlib.import_module(MODULES[name])}
+    if usage.is_adapter(next(iter(modules))):  # type: ignore[arg-type]
+        modules.add(importlib.import_module("handrail.hooks.pretool"))
+    for module in modules:
+        for node in ast.walk(ast.parse(inspect.getsource(module))):
+            if isinstance(node, ast.Call) and getattr(node.func, "id", None) == "parse" and len(node.args) > 1:
+                assert isinstance(node.args[1], ast.Name) and node.args[1].id == "OPTIONS", \
+                    f"{module.__name__}: parse() given {ast.unparse(node.args[1])}, not OPTIONS"
+
+
+# What each command really returns, called as git or a harness calls it; its help must name that code.
+CALLS = [
+    (("can-edit", "--bogus"), None, 2),
+    (("can-edit",), None, 1),  # no task in an edit phase
+    (("classify", "git status"), None, 0),
+    (("classify", "git push --force origin main"), None, 1),
+    (("classify", "--bogus"), None, 2),
+    (("hook", "pre-commit", "extra"), None, 1),
+    (("hook", "pre-push", "a", "b", "c"), "", 1),
+    (("hook", "post-commit"), None, 0),
+    (("hook", "session-start", "--bogus"), None, 0),
+    (("hook", "prepare-commit-msg"), None, 0),  # a human's commit
+]
+
+
+@pytest.mark.parametrize(("argv", "stdin", "expected"), CALLS,
+                         ids=lambda v: " ".join(v) if isinstance(v, tuple) else "")
+def test_the_exit_code_a_command_returns_is_named_in_its_help(repo: Path, argv: tuple[str, ...], stdin: str | None,
+                                                             expected: int) -> None:
+    r = run_handrail(*argv, cwd=repo, input=stdin)
+    assert r.returncode == expected, r.stderr
+    command = argv[:2] if argv[0] == "hook" else argv[:1]
+    assert expected in exit_codes(run_handrail(*command, "--help").stdout)
+
+
+def test_an_agents_prepare_commit_msg_without_a_file_exits_as_its_help_says(repo: Path) -> None:
+    r = run_handrail("hook", "prepare-commit-msg", cwd=repo, env={"HANDRAIL_AGENT": "claude"})
+    assert r.returncode == 1 and "usage" in r.stderr
+    assert 1 in exit_codes(run_handrail("hook", "prepare-commit-msg", "--help").stdout)
+
+
+@pytest.mark.parametrize("name", [n for n in FAST_HOOKS if usage.is_adapter(importlib.import_module(FAST_HOOKS[n]))])
+def test_a_harness_hooks_help_shows_the_answer_it_gives_an_unreadable_payload(repo: Path, name: str) -> None:
+    r = run_handrail("hook", name, cwd=repo, input="{ not json")
+    text = run_handrail("hook", name, "--help").stdout
+    broken = next(line for line in text.splitlines() if line.startswith("  broken "))
+    assert broken.endswith(f"exit {r.returncode}")
+    shown = broken.removeprefix("  broken").rsplit("  exit ", 1)[0].strip()
+    if r.stdout.strip():  # the same reply, the reason aside
+        assert json.loads(shown.replace(usage.REASON, "R")).keys() == json.loads(r.stdout).keys()
+    else:
+        assert shown == "(nothing)"
