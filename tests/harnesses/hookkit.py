@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from helpers import HANDRAIL, git, run_handrail
+from helpers import HANDRAIL, git, prepared, run_handrail
 
 from handrail.policy import tasks
 
@@ -59,8 +59,7 @@ def make_project(path: Path) -> Path:
     (never src/vendor/**), a committed src/app.py and an uncommitted .env."""
     path.mkdir(parents=True, exist_ok=True)
     git(path, "init", "-q", "-b", "main")
-    r = run_handrail("task", "new", "login", cwd=path)
-    assert r.returncode == 0, r.stderr
+    prepared(path, ("task", "new", "login"))
     tasks.set_phase(str(path), "login", "implement")  # a person's step (`task phase` needs a terminal)
     (path / ".handrail" / "tasks" / "login" / "harness-contract.json").write_text(json.dumps(CONTRACT))
     (path / "src").mkdir()
