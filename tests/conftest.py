@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import importlib
 import os
+import sys
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 from helpers import git, run_handrail
@@ -42,6 +45,9 @@ def clean_env(monkeypatch: pytest.MonkeyPatch, tmp_path_factory: pytest.TempPath
     monkeypatch.setenv("HOME", str(home))
     monkeypatch.setenv("XDG_CACHE_HOME", str(home / ".cache"))
     monkeypatch.setenv("GIT_CONFIG_NOSYSTEM", "1")
+    # The hooks' time budget is the subject of a few tests, which set their own; for the rest a
+    # loaded machine (tests run in parallel) must not turn an answer into "took too long".
+    monkeypatch.setenv("HANDRAIL_HOOK_DEADLINE_MS", "20000")
     (home / ".gitconfig").write_text(
         "[user]\n\tname = Test\n\temail = test@example.com\n[init]\n\tdefaultBranch = main\n"
         "[protocol \"file\"]\n\tallow = always\n"
@@ -60,3 +66,34 @@ def repo(tmp_path: Path) -> Iterator[Path]:
 @pytest.fixture
 def handrail():  # type: ignore[no-untyped-def]
     return run_handrail
+
+
+# Suites that print counts at the end of the run (the threat model's table, the fuzz counts, the
+# parity matrix) keep them in their kit module. Under pytest-xdist each worker fills its own: it
+# hands them back when it finishes, the controlling process adds them up and prints the summary.
+TALLIED = {"threatkit": None, "hookkit": Path(__file__).parent / "harnesses"}
+
+
+def pytest_sessionfinish(session: pytest.Session) -> None:
+    output = getattr(session.config, "workeroutput", None)
+    if output is not None:
+        output["tallies"] = {name: sys.modules[name].tallies() for name in TALLIED if name in sys.modules}
+
+
+@pytest.hookimpl(optionalhook=True)  # a pytest-xdist hook: not called without it
+def pytest_testnodedown(node: Any, error: object) -> None:
+    for name, tallies in getattr(node, "workeroutput", {}).get("tallies", {}).items():
+        _kit(name).add_tallies(tallies)
+
+
+def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
+    for name in TALLIED:
+        if name in sys.modules:
+            sys.modules[name].summary(terminalreporter)
+
+
+def _kit(name: str) -> Any:
+    folder = TALLIED[name]
+    if folder is not None and str(folder) not in sys.path:
+        sys.path.insert(0, str(folder))
+    return importlib.import_module(name)

@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import atexit
 import os
 import shutil
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
 BIN = Path(sys.executable).parent
@@ -24,6 +26,31 @@ def run_handrail(*args: str, cwd: Path | str | None = None, input: str | None = 
     assert HANDRAIL, "the handrail console script is not installed in this environment"
     return subprocess.run([HANDRAIL, *args], cwd=cwd, input=input, text=True, capture_output=True,
                           env={**os.environ, **(env or {})})
+
+
+# Repositories set up by `prepared`, one per list of commands and test process: handrail's own
+# files name no path of the repository, so a copy is what the commands would have left there.
+_PREPARED: dict[tuple[tuple[str, ...], ...], Path] = {}
+
+
+def prepared(repo: Path, *commands: tuple[str, ...]) -> None:
+    """The empty git repository `repo` as the handrail `commands` (e.g. `("init",)`) leave it.
+
+    `init` writes every harness's files and is the slowest step of many tests that are about
+    what comes after it: the commands run for real once per test process, in a repository of
+    their own, and each test gets a copy. A test whose subject is the command runs it itself."""
+    assert commands and [p.name for p in repo.iterdir()] == [".git"], f"{repo} is not an empty repository"
+    template = _PREPARED.get(commands)
+    if template is None:
+        template = Path(tempfile.mkdtemp(prefix="handrail-prepared-"))
+        atexit.register(shutil.rmtree, template, ignore_errors=True)
+        git(template, "init", "-q", "-b", "main")
+        for args in commands:
+            r = run_handrail(*args, cwd=template)
+            assert r.returncode == 0, f"handrail {' '.join(args)}: {r.stderr}"
+        _PREPARED[commands] = template
+    shutil.rmtree(repo / ".git")
+    shutil.copytree(template, repo, symlinks=True, dirs_exist_ok=True)
 
 
 def agent_above() -> str | None:

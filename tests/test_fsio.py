@@ -11,7 +11,7 @@ import time
 from pathlib import Path
 
 import pytest
-from helpers import git, run_handrail
+from helpers import git, prepared, run_handrail
 
 from handrail import fsio
 from handrail.policy import tasks
@@ -40,9 +40,7 @@ def dead_pid() -> int:
 @pytest.fixture
 def committed(repo: Path) -> Path:
     """A guarded repository with task t1, everything committed: `git status` is clean."""
-    for args in (("init",), ("task", "new", "t1")):
-        r = run_handrail(*args, cwd=repo)
-        assert r.returncode == 0, r.stderr
+    prepared(repo, ("init",), ("task", "new", "t1"))
     tasks.set_phase(str(repo), "t1", "implement")  # a person's step (`task phase` needs a terminal)
     git(repo, "add", "-A")
     git(repo, "commit", "-q", "--no-verify", "-m", "guarded")

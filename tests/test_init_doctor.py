@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 import yaml
-from helpers import HANDRAIL, as_person, git
+from helpers import HANDRAIL, as_person, git, prepared
 
 from handrail.init import LOCAL_HOOKS
 
@@ -46,9 +46,8 @@ def findings(report: dict, check: str) -> list[str]:
 
 
 @pytest.fixture
-def guarded(repo: Path, handrail) -> Path:  # type: ignore[no-untyped-def]
-    r = handrail("init", cwd=repo)
-    assert r.returncode == 0, r.stderr
+def guarded(repo: Path) -> Path:
+    prepared(repo, ("init",))
     return repo
 
 

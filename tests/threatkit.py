@@ -115,7 +115,8 @@ def child_env(home: Path) -> dict[str, str]:
            if k not in AGENT_VARIABLES and not k.startswith(AGENT_PREFIXES)}
     # TMPDIR as macOS always sets it: `$TMPDIR/x` names a folder inside the temp folder
     env.update(PINNED_GIT, HOME=str(home), TMPDIR="/tmp/handrail-threats", XDG_CACHE_HOME=str(home / ".cache"),
-               XDG_CONFIG_HOME=str(home / ".config"), GIT_CONFIG_NOSYSTEM="1")
+               XDG_CONFIG_HOME=str(home / ".config"), GIT_CONFIG_NOSYSTEM="1",
+               HANDRAIL_HOOK_DEADLINE_MS="20000")  # judged, not timed: a loaded machine must not refuse
     return env
 
 
@@ -328,6 +329,34 @@ def assert_hook_asks(category: str, project: Project, command: str) -> None:
     counts[1] += 1
     assert decision in ("ask", "deny"), f"permissionDecision {decision!r} for {command!r}: {reply}"
 
+
+
+def tallies() -> dict[str, Any]:
+    """The counts the summary prints, as a test process hands them to the one that prints."""
+    return {"results": RESULTS, "hooks": HOOKS}
+
+
+def add_tallies(given: dict[str, Any]) -> None:
+    """Add another process's `tallies()` to this one's."""
+    for mine, theirs in ((RESULTS, given["results"]), (HOOKS, given["hooks"])):
+        for category, counts in theirs.items():
+            held = mine.setdefault(category, [0] * len(counts))
+            held[:] = [a + b for a, b in zip(held, counts)]
+
+
+def summary(terminalreporter: pytest.TerminalReporter) -> None:
+    """Per category, how many rows met their expectation and how many the Claude Code hook stopped."""
+    if not RESULTS:
+        return
+    terminalreporter.section("handrail threat model")
+    terminalreporter.write_line("category               destructive rows   benign rows          Claude Code hook")
+    terminalreporter.write_line("                       as expected        as expected  run     asked (sample)")
+    for category, (held, destructive, met, ran, benign) in sorted(RESULTS.items()):
+        asked, sampled = HOOKS.get(category, (0, 0))
+        hook = f"{asked:>6}/{sampled}" if sampled else "     -"
+        harmful = f"{held:>9}/{destructive:<8}" if destructive else f"{'-':>9} {'':<8}"
+        terminalreporter.write_line(f"{category:<22} {harmful} {met:>9}/{benign:<4}"
+                                    f"{ran:>4}/{benign:<4} {hook}")
 
 def assert_no_allow_rule_admits(project: Project, rows: Iterable[Row]) -> None:
     """No allow rule `handrail init` wrote into .claude/settings.json lets Claude Code run a destructive

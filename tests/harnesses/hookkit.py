@@ -9,9 +9,10 @@ import shutil
 import subprocess
 from collections import Counter
 from pathlib import Path
+from typing import Any
 
 import pytest
-from helpers import HANDRAIL, git, run_handrail
+from helpers import HANDRAIL, git, prepared, run_handrail
 
 from handrail.policy import tasks
 
@@ -58,8 +59,7 @@ def make_project(path: Path) -> Path:
     (never src/vendor/**), a committed src/app.py and an uncommitted .env."""
     path.mkdir(parents=True, exist_ok=True)
     git(path, "init", "-q", "-b", "main")
-    r = run_handrail("task", "new", "login", cwd=path)
-    assert r.returncode == 0, r.stderr
+    prepared(path, ("task", "new", "login"))
     tasks.set_phase(str(path), "login", "implement")  # a person's step (`task phase` needs a terminal)
     (path / ".handrail" / "tasks" / "login" / "harness-contract.json").write_text(json.dumps(CONTRACT))
     (path / "src").mkdir()
@@ -99,3 +99,39 @@ def events(project: Path) -> list[dict]:
     r = run_handrail("events", "--json", "--limit", "50", cwd=project)
     assert r.returncode == 0, r.stderr
     return [json.loads(line) for line in r.stdout.strip().splitlines()]
+
+
+def tallies() -> dict[str, object]:
+    """The fuzz counts and parity cells, as a test process hands them to the one that prints."""
+    return {"fuzz": dict(FUZZ_TRIED), "parity": [[h, s, cell] for (h, s), cell in PARITY.items()]}
+
+
+def add_tallies(given: dict[str, Any]) -> None:
+    """Add another process's `tallies()` to this one's."""
+    FUZZ_TRIED.update(given["fuzz"])
+    PARITY.update({(h, s): cell for h, s, cell in given["parity"]})
+
+
+def parity_matrix(cells: dict[tuple[str, str], str]) -> list[str]:
+    """The parity suite's cells as a harness x scenario table, then each cell that is not ok."""
+    harnesses = list(dict.fromkeys(h for h, _s in cells))
+    scenarios = list(dict.fromkeys(s for _h, s in cells))
+    width = max(len(h) for h in harnesses)
+    mark = {"ok": "ok", "n/a": "n/a", "FAIL": "FAIL", "git": "git"}
+    lines = ["parity matrix (harness x scenario):", f"{'':>{width}} | " + " | ".join(scenarios)]
+    for h in harnesses:
+        row = [mark.get(cells.get((h, s), "-").split(":")[0], "-").center(len(s)) for s in scenarios]
+        lines.append(f"{h:>{width}} | " + " | ".join(row))
+    lines += [f"  {h} {s}: {c}" for (h, s), c in cells.items() if c != "ok"]
+    return lines
+
+
+def summary(terminalreporter: pytest.TerminalReporter) -> None:
+    """How many generated inputs the fail-closed fuzz tests fed each adapter, and the parity
+    matrix harness x scenario."""
+    if FUZZ_TRIED:
+        tried = ", ".join(f"{name} {FUZZ_TRIED[name]}" for name in HARNESSES if FUZZ_TRIED[name])
+        terminalreporter.write_line(f"fail-closed fuzz: {sum(FUZZ_TRIED.values())} inputs tried ({tried})")
+    if PARITY:
+        for line in parity_matrix(PARITY):
+            terminalreporter.write_line(line)

@@ -8,7 +8,7 @@ import json
 import os
 from pathlib import Path
 
-from helpers import git, run_handrail
+from helpers import git, prepared, run_handrail
 
 from handrail.policy import tasks
 
@@ -19,7 +19,7 @@ AGENT = {"CLAUDECODE": "1"}
 def guarded(repo: Path) -> Path:
     """A repository handrail guards, a task in `implement`, and `src/policy.json` a
     second name of the protocol file."""
-    assert run_handrail("init", cwd=repo).returncode == 0
+    prepared(repo, ("init",))
     tasks.new_task(str(repo), "t", phase="implement")
     (repo / "src").mkdir()
     os.link(repo / PROTOCOL, repo / "src" / "policy.json")

@@ -14,7 +14,7 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from helpers import HANDRAIL, as_person, git, run_handrail
+from helpers import HANDRAIL, as_person, git, prepared, run_handrail
 
 from handrail.policy import tasks
 from handrail.policy.shell import selfverbs
@@ -25,8 +25,7 @@ HOOK_ENV = {"CLAUDECODE": "1"}
 @pytest.fixture
 def project(repo: Path) -> Path:
     """Initialised, with task `login` frozen in review and an envelope for claude."""
-    assert run_handrail("init", cwd=repo).returncode == 0
-    assert run_handrail("autonomy", "init", "claude", cwd=repo).returncode == 0
+    prepared(repo, ("init",), ("autonomy", "init", "claude"))
     tasks.new_task(str(repo), "login", phase="review", by="Test <test@example.com>")
     return repo
 

@@ -12,7 +12,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
-from helpers import HANDRAIL, run_handrail
+from helpers import HANDRAIL, prepared, run_handrail
 
 from handrail.policy import tasks
 
@@ -24,9 +24,7 @@ ON_PATH = {"PATH": f"{Path(HANDRAIL or 'handrail').parent}{os.pathsep}{os.enviro
 @pytest.fixture
 def guarded(repo: Path) -> Path:
     """An initialised repository with one task to edit under, and an event log in use."""
-    for args in (("init",), ("task", "new", "t1")):
-        r = run_handrail(*args, cwd=repo)
-        assert r.returncode == 0, r.stderr
+    prepared(repo, ("init",), ("task", "new", "t1"))
     tasks.set_phase(str(repo), "t1", "implement")  # a person's step (`task phase` needs a terminal)
     assert (repo / LOG).is_file()
     return repo

@@ -11,8 +11,6 @@ from pathlib import Path
 import pytest
 from threatkit import (
     BASE,
-    HOOKS,
-    RESULTS,
     Answer,
     Project,
     classify_batch,
@@ -35,16 +33,3 @@ def answers(request: pytest.FixtureRequest, project: Project) -> dict[str, Answe
     """The file's ROWS answered in one process."""
     return classify_batch(project, [command for command, _ in request.module.ROWS])
 
-
-def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
-    if not RESULTS:
-        return
-    terminalreporter.section("handrail threat model")
-    terminalreporter.write_line("category               destructive rows   benign rows          Claude Code hook")
-    terminalreporter.write_line("                       as expected        as expected  run     asked (sample)")
-    for category, (held, destructive, met, ran, benign) in sorted(RESULTS.items()):
-        asked, sampled = HOOKS.get(category, (0, 0))
-        hook = f"{asked:>6}/{sampled}" if sampled else "     -"
-        harmful = f"{held:>9}/{destructive:<8}" if destructive else f"{'-':>9} {'':<8}"
-        terminalreporter.write_line(f"{category:<22} {harmful} {met:>9}/{benign:<4}"
-                                    f"{ran:>4}/{benign:<4} {hook}")
