@@ -5,11 +5,12 @@ where the harness asks or denies."""
 
 from __future__ import annotations
 
+import itertools
 import json
 import re
 import tomllib
 
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from handrail import permissions, prefixes
@@ -57,8 +58,15 @@ def rendered(proto: Protocol, tool: str) -> dict[str, object]:
 
 
 def codex_rules(text: str, decision: str) -> list[list[str]]:
+    """Every command prefix the file's rules of `decision` name: a position written as a
+    list (Codex's alternatives, e.g. `["--for", "--force"]`) gives one prefix per choice."""
     found = re.findall(r'pattern = \[(.*?)\],\n    decision = "(\w+)"', text)
-    return [json.loads(f"[{words}]") for words, d in found if d == decision]
+    out: list[list[str]] = []
+    for words, d in found:
+        if d == decision:
+            positions = [w if isinstance(w, list) else [w] for w in json.loads(f"[{words}]")]
+            out += [list(choice) for choice in itertools.product(*positions)]
+    return out
 
 
 def admits_no_blocked_command(prefix: list[str], blocked: set[str]) -> bool:
@@ -67,6 +75,11 @@ def admits_no_blocked_command(prefix: list[str], blocked: set[str]) -> bool:
 
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.one_of(v11(), v10()))
+# Codex writes a grouped flag's spellings as alternatives at one position (`--force` as
+# `["--for", "--forc", "--force"]`): a rule is every choice of them.
+@example({"version": "1.1", "global_mode": "headless",
+          "tiers": {"tier3_blocking": {"shell_patterns": ["git --force", "git x*"], "decision": "ask"}},
+          "tools": {"codex": {"mode": "headless", "derived_from_tiers": []}}})
 def test_no_tier_3_pattern_is_ever_allowed(data: dict) -> None:
     proto = Protocol(data, None)
     blocked = {p.text for p in protocols.patterns(proto) if p.tier == protocols.TIER3}
