@@ -18,6 +18,7 @@ def guard(*, project: str, as_json: bool) -> int:
     echo(f"tasks in an edit phase: {', '.join(editing) or 'none'}")
     echo("\npath rules (first match refuses):")
     width = max(len(r["pattern"]) for r in found["path_rules"])
+    echo(f"  {'KIND':<18} {'PATTERN':<{width}}  {'BINDS':<14}  SOURCE  (WHY)")
     for r in found["path_rules"]:
         echo(f"  {r['kind']:<18} {r['pattern']:<{width}}  binds {r['binds']:<8}  {r['source']}  ({r['why']})")
     for g in found["human_gates"]:
@@ -30,6 +31,7 @@ def guard(*, project: str, as_json: bool) -> int:
     echo(f"  secrets            {', '.join(s['patterns'])}  binds everyone  {s['source']}")
     g = found["git"]
     echo("\ngit hooks:")
+    echo(f"  {'RULE':<11} {'BINDS':<17} WHAT")
     for r in g["rules"]:
         echo(f"  {r['rule']:<11} binds {r['binds']:<11} {r['what']}")
     echo(f"  (edit_task: {g['edit_task_source']}; protected branches: {', '.join(g['protected_branches'])})")

@@ -43,7 +43,9 @@ def permissions(*, tools: list[str] | None, check: bool, dry_run: bool, project:
     words = {"write": {"create": "created", "update": "updated", "none": "unchanged"},
              "check": {"create": "missing", "update": "differs", "none": "in sync"},
              "dry-run": {"create": "would create", "update": "would update", "none": "unchanged"}}[mode]
-    width = max((len(f["path"]) for f in result["files"]), default=0)
+    width = max((len(f["path"]) for f in result["files"]), default=len("FILE"))
+    if result["files"]:
+        echo(f"{'STATE':<12} {'FILE':<{width}}  TOOL")
     for f in result["files"]:
         backup = f"  (backup: {f['backup']})" if f.get("backup") else ""
         echo(f"{words[f['change']]:<12} {f['path']:<{width}}  {f['tool']}{backup}")
