@@ -1,0 +1,18 @@
+"""The project root, the peek at a hot-path command line, and the state policy/ decides
+over are each handled in one place: a scan of the package that fails when a second copy
+creeps back (what a user sees is in test_project_root.py, tests/hooks and tests/policy)."""
+
+from __future__ import annotations
+
+from test_one_place import calls, modules
+
+# The pre-tool hook reads the project folder a harness names in its payload: the harness's
+# word, not a command line, so it asks `locate` directly.
+PAYLOAD_ROOT = {"hooks/pretool.py"}
+
+
+def test_only_projectroot_decides_where_a_commands_search_starts() -> None:
+    found = [(name, c) for name, tree in modules() for c in calls(tree)
+             if c.split(".")[-1] in ("find_root", "locate") and name != "projectroot.py"
+             and name not in PAYLOAD_ROOT]
+    assert found == [], f"use projectroot.for_command: {found}"
