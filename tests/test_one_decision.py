@@ -4,6 +4,8 @@ creeps back (what a user sees is in test_project_root.py, tests/hooks and tests/
 
 from __future__ import annotations
 
+import ast
+
 from test_one_place import calls, modules
 
 # The pre-tool hook reads the project folder a harness names in its payload: the harness's
@@ -16,3 +18,17 @@ def test_only_projectroot_decides_where_a_commands_search_starts() -> None:
              if c.split(".")[-1] in ("find_root", "locate") and name != "projectroot.py"
              and name not in PAYLOAD_ROOT]
     assert found == [], f"use projectroot.for_command: {found}"
+
+
+def test_only_argv_peeks_at_a_hot_path_command_line() -> None:
+    # `"--json" in argv` also finds the `--json` of a command being classified, or an option's value.
+    found = []
+    for name, tree in modules():
+        if name == "hooks/argv.py" or not (name == "main.py" or name.startswith("hooks/")):
+            continue
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Compare) and isinstance(node.left, ast.Constant) \
+                    and str(node.left.value).startswith("-") and isinstance(node.comparators[0], ast.Name) and node.comparators[0].id in ("argv", "args"):
+                found.append((name, node.lineno))
+        found += [(name, c) for c in calls(tree) if c.endswith("startswith") and c.split(".")[0] in ("a", "arg")]
+    assert found == [], f"use hooks/argv.peek: {found}"

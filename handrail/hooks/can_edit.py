@@ -60,8 +60,9 @@ EDIT_NOTIFIED = "edit_notified"  # an agent's edit of a protected path the proto
 
 def main(argv: list[str]) -> int:
     from handrail.hooks import budget
+    from handrail.hooks.argv import peek
 
-    as_json = "--json" in argv
+    as_json = bool(peek(argv, OPTIONS, "--json"))
 
     def refusal(why: str) -> tuple[str, str, int]:
         out = json.dumps({"allowed": False, "reason": "too_slow", "error": why}) if as_json else ""

@@ -71,8 +71,11 @@ Exit codes:
 
 
 def main(argv: list[str]) -> int:
-    as_json = "--json" in argv
-    if any(a == "--batch" or a.startswith("--batch=") for a in argv):
+    from handrail.hooks.argv import peek
+
+    seen = peek(argv, OPTIONS, "--json", "--batch")
+    as_json = "--json" in seen
+    if "--batch" in seen:
         return _main(argv, as_json)  # a transcript of thousands of lines: its own pace
     from handrail.hooks import budget
 
