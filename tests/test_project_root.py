@@ -245,5 +245,6 @@ def test_a_typed_project_folder_beats_the_harness_folder_in_every_command(tmp_pa
     shown = run_handrail("policy", "show", "--tier", "3", cwd=elsewhere, env=env)
     assert shown.returncode == 0 and DEPLOY not in shown.stdout, shown.stdout
     tasks.new_task(str(strict), "t", phase="implement")
-    assert run_handrail("can-edit", "--project", "../strict", "--file", "app.py", cwd=elsewhere, env=env).returncode == 0
+    typed = run_handrail("can-edit", "--project", "../strict", "--file", "app.py", cwd=elsewhere, env=env)
+    assert typed.returncode == 0, typed.stdout + typed.stderr
     assert run_handrail("can-edit", "--file", "app.py", cwd=elsewhere, env=env).returncode == 1
