@@ -45,11 +45,10 @@ def _pinned(ctx: click.Context, param: click.Parameter, value: str | None) -> st
         return None
     from click.core import ParameterSource
 
-    from handrail.projectroot import find_root
+    from handrail.projectroot import for_command
 
-    if ctx.get_parameter_source(param.name or "") == ParameterSource.DEFAULT:
-        return find_root(value, os.environ)
-    return find_root(value, os.environ, given=os.path.abspath(value))
+    typed = ctx.get_parameter_source(param.name or "") != ParameterSource.DEFAULT
+    return for_command(value if typed else None, os.environ, cwd=None if typed else value).path
 
 
 def project_option(f: F) -> F:

@@ -60,13 +60,12 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def _help(module: object, argv: list[str]) -> bool:
-    """Print the command's help when its arguments ask for it. The usage module loads only then:
-    the call that answers a harness pays for nothing but a glance at its arguments."""
-    if "--help" not in argv and "-h" not in argv:
-        return False
+    """Print the command's help when its arguments ask for it (where hooks/argv.py reads an
+    option). The usage module is small and imports nothing until the help is printed."""
     from handrail.hooks import usage
+    from handrail.hooks.argv import peek
 
-    if not usage.asks_help(argv, usage.options_of(module)):  # type: ignore[arg-type]
+    if not peek(argv, usage.options_of(module), *usage.HELP_FLAGS):  # type: ignore[arg-type]
         return False
     print(usage.help_text(module))  # type: ignore[arg-type]
     return True

@@ -76,6 +76,18 @@ def find_root(cwd: str, env: Mapping[str, str], *, given: str | None = None) -> 
     return locate(cwd, env, given=given).path
 
 
+def for_command(project: str | None, env: Mapping[str, str], *, cwd: str | None = None) -> Root:
+    """The root for a command: a `--project` typed on its command line is where the search
+    starts (ahead of the harness's folder; relative to `cwd`); without one, the harness's
+    folder named in `env`, else `cwd` (the current folder). Every command and hook that
+    takes `--project`, or runs where it is started, asks here."""
+    here = os.path.abspath(cwd if cwd is not None else os.curdir)
+    if project:
+        folder = os.path.join(here, project)
+        return locate(folder, env, given=os.path.abspath(folder))
+    return locate(here, env)
+
+
 def locate(cwd: str, env: Mapping[str, str], *, given: str | None = None) -> Root:
     cwd = os.path.abspath(cwd)
     harness, source = _harness_dir(env, given)

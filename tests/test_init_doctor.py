@@ -275,13 +275,14 @@ def test_doctor_reports_what_it_cannot_fix(guarded: Path, handrail) -> None:  # 
 
 
 def test_doctor_gives_advice_as_warnings(guarded: Path, handrail) -> None:  # type: ignore[no-untyped-def]
-    from handrail.policy import gates, tasks
+    from handrail.policy import tasks
+    from handrail.records import gate_states
 
     assert handrail("autonomy", "init", "bot", "--owner", "me", cwd=guarded).returncode == 0
     task = tasks.new_task(str(guarded), "login", phase="implement")
     (Path(task.dir) / "harness-contract.json").write_text(json.dumps(
         {"criteria": [{"id": "works", "binary": True}]}))
-    gates.request(task.dir, "login", "publish", "r1", paths=[], why="a push to main")
+    gate_states.request(task.dir, "login", "publish", "r1", paths=[], why="a push to main")
     code, report = doctor(handrail, guarded, env={"HANDRAIL_NOW": "2099-01-01T00:00:00Z"})
     assert code == 0 and report["ok"] is True
     advice = findings(report, "advice")

@@ -225,3 +225,26 @@ def test_a_gate_forged_in_a_linked_worktree_approves_nothing(guarded: Path, tmp_
     refused(r, "protected branch main", action="push")
     project.approve("t", "publish")  # the same approval in the main repository counts
     assert tree.git("push", "-q", "origin", "HEAD:main", check=False, env=AGENT).returncode == 0
+
+
+def test_a_typed_project_folder_beats_the_harness_folder_in_every_command(tmp_path: Path) -> None:
+    # One step for all: `--project` (relative to where the command runs), else the harness's folder.
+    strict, loose, elsewhere = tmp_path / "strict", tmp_path / "loose", tmp_path / "elsewhere"
+    nest(loose)
+    (strict / ".handrail").mkdir(parents=True)
+    (strict / ".handrail" / "autonomy-protocol.json").write_text(policy([], [DEPLOY]))
+    elsewhere.mkdir()
+    env = {"CLAUDE_PROJECT_DIR": str(loose)}
+    assert run_handrail("classify", DEPLOY, cwd=elsewhere, env=env).returncode == 0
+    assert run_handrail("classify", "--project", "../strict", DEPLOY, cwd=elsewhere, env=env).returncode == 1
+    line = json.dumps({"command": DEPLOY}) + "\n"
+    batch = run_handrail("classify", "--batch", "-", "--project", "../strict", input=line, cwd=elsewhere, env=env)
+    assert json.loads(batch.stdout.splitlines()[0])["tier"] == 3, batch.stdout
+    shown = run_handrail("policy", "show", "--tier", "3", "--project", "../strict", cwd=elsewhere, env=env)
+    assert shown.returncode == 0 and DEPLOY in shown.stdout, shown.stdout + shown.stderr
+    shown = run_handrail("policy", "show", "--tier", "3", cwd=elsewhere, env=env)
+    assert shown.returncode == 0 and DEPLOY not in shown.stdout, shown.stdout
+    tasks.new_task(str(strict), "t", phase="implement")
+    typed = run_handrail("can-edit", "--project", "../strict", "--file", "app.py", cwd=elsewhere, env=env)
+    assert typed.returncode == 0, typed.stdout + typed.stderr
+    assert run_handrail("can-edit", "--file", "app.py", cwd=elsewhere, env=env).returncode == 1

@@ -45,6 +45,7 @@ def reject(*, slug: str, theme: str, reason: str, project: str, as_json: bool) -
 
 def _decide(decision: str, slug: str, theme: str, words: str | None, project: str, as_json: bool) -> int:
     from handrail.policy import gates
+    from handrail.records import gate_states
     from handrail.records.events import record
 
     verb = "approve" if decision == gates.APPROVED else "reject"
@@ -52,7 +53,7 @@ def _decide(decision: str, slug: str, theme: str, words: str | None, project: st
     gates.check_gate(project, slug, theme)
     require_human(f"gate {verb}", f"{slug} {theme}", "a human decides gates")
     by = login()
-    data, changed = gates.decide(project, slug, theme, decision, by=by, note=words)
+    data, changed = gate_states.decide(project, slug, theme, decision, by=by, note=words)
     if changed:
         record(project, f"gate_{decision}", agent=None, task=slug, topic=theme,
                message=f"{by} {decision} gate {theme} of task {slug}", payload=data)

@@ -4,6 +4,34 @@ from __future__ import annotations
 
 from handrail.errors import HandrailError
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Mapping
+
+
+def peek(argv: list[str], options: Mapping[str, bool], *names: str) -> set[str]:
+    """Which of `names` stand where `parse` reads an option: before `--`, and not as the
+    value of an option that takes one (`--agent -h` names no agent; `classify -- grep -h x`
+    classifies `grep -h x`). `--name=value` counts as `--name`.
+
+    For the choices made before parsing (answer in JSON? serve the help? a batch?), so
+    it never raises: an unknown option is read as a flag, and a bad line is `parse`'s
+    to refuse, in the shape these choices asked for."""
+    found: set[str] = set()
+    i = 0
+    while i < len(argv):
+        arg = argv[i]
+        if arg == "--":
+            break
+        name, eq, _value = arg.partition("=")
+        if arg.startswith("-") and arg != "-":
+            if name in names:
+                found.add(name)
+            i += 2 if options.get(name) and not eq else 1
+        else:
+            i += 1
+    return found
+
 
 def parse(argv: list[str], options: dict[str, bool], *,
           max_positionals: int = 0) -> tuple[dict[str, object], list[str]]:

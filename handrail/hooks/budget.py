@@ -188,9 +188,9 @@ def run(work: Callable[[], int], refusal: Callable[[str], tuple[str, str, int]],
 def record_slow(cwd: str, who: str, ms: int) -> None:
     """Best effort: an event in the log of the project `cwd` lies in, when handrail guards it."""
     try:
-        from handrail.projectroot import find_root
+        from handrail.projectroot import for_command
 
-        project = find_root(cwd, os.environ)
+        project = for_command(None, os.environ, cwd=cwd).path
         if not os.path.isdir(os.path.join(project, ".handrail")):
             return
         from handrail.records.events import record

@@ -60,8 +60,9 @@ EDIT_NOTIFIED = "edit_notified"  # an agent's edit of a protected path the proto
 
 def main(argv: list[str]) -> int:
     from handrail.hooks import budget
+    from handrail.hooks.argv import peek
 
-    as_json = "--json" in argv
+    as_json = bool(peek(argv, OPTIONS, "--json"))
 
     def refusal(why: str) -> tuple[str, str, int]:
         out = json.dumps({"allowed": False, "reason": "too_slow", "error": why}) if as_json else ""
@@ -81,14 +82,14 @@ def _main(argv: list[str], as_json: bool) -> int:
             if why:
                 raise HandrailError(why, reason="bad_arguments")
         from handrail.policy.edits import can_edit, explain
-        from handrail.projectroot import locate, work_tree_of
+        from handrail.projectroot import for_command, work_tree_of
 
         # --project (else the current folder) only says where to look, and what a
         # relative --file is relative to: the root is the pinned one around it.
         given = str(opts.get("--project", "."))
         if not os.path.isdir(given):
             raise HandrailError(f"{given}: project folder not found", reason="bad_arguments")
-        root = locate(given, os.environ, given=os.path.abspath(given) if "--project" in opts else None)
+        root = for_command(str(opts["--project"]) if "--project" in opts else None, os.environ)
         project = root.path
         file = opts.get("--file")
         tree = None

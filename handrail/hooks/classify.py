@@ -71,8 +71,11 @@ Exit codes:
 
 
 def main(argv: list[str]) -> int:
-    as_json = "--json" in argv
-    if any(a == "--batch" or a.startswith("--batch=") for a in argv):
+    from handrail.hooks.argv import peek
+
+    seen = peek(argv, OPTIONS, "--json", "--batch")
+    as_json = "--json" in seen
+    if "--batch" in seen:
         return _main(argv, as_json)  # a transcript of thousands of lines: its own pace
     from handrail.hooks import budget
 
@@ -96,10 +99,10 @@ def _main(argv: list[str], as_json: bool) -> int:
             raise HandrailError(f"unexpected argument '{args[0]}' with --batch", reason="bad_arguments")
         given = opts.get("--project")
         cwd = os.getcwd()
-        from handrail.projectroot import find_root
+        from handrail.projectroot import for_command
 
         # --project (else the current folder) is where the search starts; the root is pinned.
-        project = find_root(cwd, os.environ, given=os.path.abspath(str(given)) if given is not None else None)
+        project = for_command(str(given) if given is not None else None, os.environ, cwd=cwd).path
         from handrail.policy import protocol as protocols
         from handrail.policy.shell import engine as commands
         from handrail.policy.shell.rules import home_dir

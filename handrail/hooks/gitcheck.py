@@ -127,11 +127,11 @@ def guarded(action: str, event: str, body: Callable[[pygit2.Repository, str], in
     next_step = ""
     try:
         repo = git.open_repo(".")
-        from handrail.projectroot import find_root
+        from handrail.projectroot import for_command
 
         # git chose the repository: no harness folder from the environment may move it.
         # A linked worktree's root is its main work tree, whose gates and tasks count.
-        project = find_root(git.workdir(repo), {})
+        project = for_command(None, {}, cwd=git.workdir(repo)).path
         code = body(repo, project)
         if code == EXIT_DENIED:
             say_command()

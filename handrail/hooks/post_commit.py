@@ -32,9 +32,9 @@ Exit codes:
 def main(argv: Sequence[str] | None = None) -> int:
     try:
         from handrail.memory.prepare import hook_main
-        from handrail.projectroot import find_root
+        from handrail.projectroot import for_command
 
-        hook_main(find_root(".", {}))
+        hook_main(for_command(None, {}).path)
     except BaseException as e:  # noqa: BLE001 - never fail a commit that is already made
         if isinstance(e, SystemExit):
             return 0

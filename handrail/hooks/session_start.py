@@ -72,10 +72,10 @@ def main(argv: Sequence[str] | None = None) -> int:
 
         opts, _ = parse(list(argv or []), OPTIONS)
         harness = str(opts.get("--harness") or "claude").lower()
-        from handrail.projectroot import find_root
+        from handrail.projectroot import for_command
 
         given = opts.get("--project")
-        project = find_root(".", os.environ, given=os.path.abspath(str(given)) if given else None)
+        project = for_command(str(given) if given else None, os.environ).path
         line = session_context(str(project))
         if line:
             sys.stdout.write(render(harness, line) + "\n")

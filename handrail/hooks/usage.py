@@ -18,22 +18,6 @@ if TYPE_CHECKING:
 HELP_FLAGS = ("--help", "-h")
 
 
-def asks_help(argv: list[str], options: Mapping[str, bool]) -> bool:
-    """Whether `--help` or `-h` stands where hooks/argv.py reads an option: anywhere before
-    `--`, except as the value of an option that takes one (`--agent -h` names no agent, and
-    `classify -- grep -h x` classifies `grep -h x`)."""
-    i = 0
-    while i < len(argv):
-        arg = argv[i]
-        if arg in HELP_FLAGS:
-            return True
-        if arg == "--":
-            return False
-        name, eq, _value = arg.partition("=")
-        i += 2 if arg.startswith("-") and options.get(name) and not eq else 1
-    return False
-
-
 def options_of(module: ModuleType) -> dict[str, bool]:
     """The options `module`'s command parses: its `OPTIONS`, a harness adapter's those of
     hooks/pretool.py, which parses for every adapter."""

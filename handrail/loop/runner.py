@@ -37,7 +37,7 @@ from handrail.policy import gates, gitrules, scope
 from handrail.policy import loop as rules
 from handrail.policy import protocol as protocols
 from handrail.policy import tasks as taskmod
-from handrail.records import clock
+from handrail.records import clock, gate_states
 from handrail.records.events import record
 
 TYPE_CHECKING = False
@@ -241,7 +241,7 @@ def resume(ctx: Ctx) -> int | None:
         found = gates.request_status(ctx.task.dir, g["theme"], g["id"])
         if found == "missing":
             # The request was removed or overwritten: ask again rather than guess.
-            gates.request(ctx.task.dir, ctx.slug, g["theme"], g["id"], paths=g["paths"], why=g.get("why", ""))
+            gate_states.request(ctx.task.dir, ctx.slug, g["theme"], g["id"], paths=g["paths"], why=g.get("why", ""))
             ctx.event("loop_gate_opened", f"gate {g['theme']} asked again: its request was missing", topic=g["theme"],
                       gate=g["id"])
             found = gates.PENDING
@@ -501,7 +501,7 @@ def open_gate(ctx: Ctx, theme: str, paths: list[str], why: str, attempt_no: int 
               **extra: object) -> dict[str, Any]:
     run = ctx.run
     gate_id = f"{run['id']}-{theme}-{len(run['gates']) + 1}"
-    gates.request(ctx.task.dir, ctx.slug, theme, gate_id, paths=paths, why=why)
+    gate_states.request(ctx.task.dir, ctx.slug, theme, gate_id, paths=paths, why=why)
     entry = {"id": gate_id, "theme": theme, "paths": paths, "why": why, "attempt": attempt_no,
              "opened_at": clock.now_iso(), "status": gates.PENDING, **extra}
     run["gates"].append(entry)

@@ -16,11 +16,10 @@ import os
 from collections.abc import Iterable, Mapping
 
 from handrail.errors import HandrailError, PolicyError
-from handrail.fsio import atomic_write, dump_json, read_json_object
+from handrail.fsio import read_json_object
 from handrail.policy import agents
 from handrail.policy import contract as contracts
 from handrail.policy import tasks as taskmod
-from handrail.records.clock import now_iso
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -171,38 +170,6 @@ def behind(ancestors: Iterable[tuple[int, str, Mapping[str, str]]]) -> tuple[int
     return None
 
 
-def decide(project: str, slug: str, theme: str, decision: str, *, by: str,
-           note: str | None = None) -> tuple[dict[str, Any], bool]:
-    """Record a decision; returns the gate's file content and whether anything changed.
-
-    Deciding what is already in force changes nothing. An unknown task, theme, or a
-    theme that is not one of the task's gates raises HandrailError (exit 2).
-    """
-    assert decision in (APPROVED, REJECTED)
-    task = check_gate(project, slug, theme)
-    current = read(task.dir, theme)
-    if current is not None and current.get("decision") == decision:
-        return current, False
-    entry: dict[str, object] = {"decision": decision, "by": by, "at": now_iso()}
-    if note:
-        entry["note" if decision == APPROVED else "reason"] = note
-    history = list(current.get("history", [])) if current else []
-    history.append(entry)
-    data = {"task": slug, "theme": theme, **entry, "history": history}
-    _ensure_ignored(task.dir)
-    atomic_write(gate_file(task.dir, theme), dump_json(data))
-    return data, True
-
-
-def _ensure_ignored(task_dir: str) -> None:
-    """Gate decisions are local state: the folder ignores itself, as the runtime folder does."""
-    folder = gates_dir(task_dir)
-    os.makedirs(folder, exist_ok=True)
-    ignore = os.path.join(folder, ".gitignore")
-    if not os.path.exists(ignore):
-        atomic_write(ignore, "# handrail gate decisions: local, never committed\n*\n")
-
-
 def list_gates(project: str, slug: str | None = None) -> list[dict[str, Any]]:
     """Every gate of every task (or of one), with its state; the first malformed gate
     file raises PolicyError."""
@@ -249,19 +216,6 @@ def requested_themes(task_dir: str) -> list[str]:
     except (FileNotFoundError, NotADirectoryError):
         return []
     return [n[:-5] for n in names if n.endswith(".json") and n[:-5] in THEMES]
-
-
-def request(task_dir: str, slug: str, theme: str, request_id: str, *, paths: list[str], why: str) -> dict[str, Any]:
-    """Put `theme` back to pending for request `request_id`, keeping its history."""
-    current = read(task_dir, theme)
-    entry: dict[str, object] = {"decision": PENDING, "by": REQUESTED_BY, "at": now_iso(), "request": request_id,
-                                "paths": paths, "reason": why}
-    history = list(current.get("history", [])) if current else []
-    history.append(entry)
-    data = {"task": slug, "theme": theme, **entry, "history": history}
-    _ensure_ignored(task_dir)
-    atomic_write(gate_file(task_dir, theme), dump_json(data))
-    return data
 
 
 def request_status(task_dir: str, theme: str, request_id: str) -> str:

@@ -11,6 +11,7 @@ from helpers import git, run_handrail
 
 from handrail.policy import gates as gatemod
 from handrail.policy import tasks as taskmod
+from handrail.records import gate_states
 
 AGENT = {"CLAUDECODE": "1"}
 ROOT = Path(__file__).resolve().parents[2]
@@ -70,7 +71,7 @@ class Project:
         taskmod.set_phase(str(self.path), slug, phase)
 
     def approve(self, slug: str, theme: str) -> None:
-        gatemod.decide(str(self.path), slug, theme, gatemod.APPROVED, by="tester")
+        gate_states.decide(str(self.path), slug, theme, gatemod.APPROVED, by="tester")
 
     def protocol(self, **extra: object) -> None:
         from handrail.policy import protocol as protocols

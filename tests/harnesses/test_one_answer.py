@@ -119,10 +119,11 @@ def test_every_stored_time_reads_the_one_clock(project: Path, monkeypatch: pytes
     assert {task["created_at"], task["updated_at"], *(h["at"] for h in task["history"])} == {PINNED}
     assert f"updated: '{PINNED}'" in (project / "agents" / "claude" / "autonomy-envelope.md").read_text()
     assert [e["created_at"] for e in events(project) if e["event_type"] == "notify_info"] == [PINNED]
-    from handrail.policy import gates
+    from handrail.records import gate_states
 
     monkeypatch.setenv("HANDRAIL_NOW", PINNED)
-    gate = gates.request(str(project / ".handrail" / "tasks" / "later"), "later", "publish", "r1", paths=[], why="w")
+    later = str(project / ".handrail" / "tasks" / "later")
+    gate = gate_states.request(later, "later", "publish", "r1", paths=[], why="w")
     assert gate["at"] == PINNED
 
 

@@ -141,3 +141,11 @@ def test_a_harness_hooks_help_shows_the_answer_it_gives_an_unreadable_payload(re
         assert json.loads(shown.replace(usage.REASON, "R")).keys() == json.loads(r.stdout).keys()
     else:
         assert shown == "(nothing)"
+
+
+def test_options_after_the_double_dash_belong_to_the_classified_command(repo: Path) -> None:
+    # Neither JSON, nor a batch, nor help: `--` ends handrail's options, as the parser reads them.
+    r = run_handrail("classify", "--", "grep", "--json", "--batch", "-h", "x", cwd=repo)
+    assert r.returncode == 0 and r.stdout.startswith("tier "), r.stdout + r.stderr
+    r = run_handrail("can-edit", "--agent", "--json", cwd=repo)
+    assert r.returncode == 2 and r.stdout == "" and "needs a value" in r.stderr, r.stdout + r.stderr

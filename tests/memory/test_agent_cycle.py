@@ -12,6 +12,7 @@ from helpers import git, run_handrail
 from memkit import BOOT, HOW, Mem, bumped
 
 from handrail.policy import gates, tasks
+from handrail.records import gate_states
 
 AGENT = {"CLAUDECODE": "1"}
 
@@ -79,7 +80,7 @@ def test_an_agent_runs_the_whole_memory_cycle(repo: Path, tmp_path: Path) -> Non
     r = git(repo, "push", "-q", "origin", "main", check=False, env=AGENT)
     assert r.returncode != 0
     assert "publish" in r.stderr and "is protected" not in r.stderr
-    gates.decide(str(repo), "t", "publish", gates.APPROVED, by="tester")
+    gate_states.decide(str(repo), "t", "publish", gates.APPROVED, by="tester")
     r = git(repo, "push", "-q", "origin", "main", check=False, env=AGENT)
     assert r.returncode == 0, r.stderr
     assert git(repo, "rev-parse", "origin/main").stdout == git(repo, "rev-parse", "HEAD").stdout
