@@ -38,6 +38,7 @@ from collections.abc import Callable, Iterator
 from typing import Any, NamedTuple
 
 from handrail import native
+from handrail.backups import BACKUPS
 from handrail.errors import HandrailError
 from handrail.fsio import atomic_write, dump_json
 from handrail.native import JsonFile, ListSlot, MapSlot, TextFile
@@ -64,8 +65,6 @@ class Edit(NamedTuple):
 def backups_of(root: str, rel: str) -> Iterator[bytes]:
     """What handrail backed up of `rel` before writing it, newest first: `permissions`
     keeps the relative path, `init` the base name (its files lie at the top)."""
-    from handrail.backups import BACKUPS
-
     folder = os.path.join(root, BACKUPS)
     try:
         stamps = sorted((e.name for e in os.scandir(folder) if e.is_dir()), reverse=True)
@@ -435,7 +434,8 @@ def _framework_uninstall(root: str) -> list[str]:
     return ["the pre-commit framework's git hooks removed (`pre-commit uninstall`)"]
 
 
-PURGE_KEEPS = "backups"
+# What a purge keeps: the backups folder, which then also holds the purged rest.
+PURGE_KEEPS = os.path.basename(BACKUPS)
 
 
 def _purge(root: str, backup: str | None, dry_run: bool) -> list[str]:

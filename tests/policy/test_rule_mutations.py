@@ -503,7 +503,7 @@ KNOWN_UNCOVERED: dict[str, int] = {
     "system.CMD": 2,
     "system.CODE_ENV": 25,
     "system.HISTORY_ENV": 5,
-    "system.MARKERS": 17,
+    "system.MARKERS": 18,  # agents.MARKERS: most also fall under _MARKER_PREFIXES (CLINE_, CODEX_, ...)
     "system.POWERSHELL": 4,
     "system.PRIVILEGE": 3,
     "system.SECRET_NAME": 10,
