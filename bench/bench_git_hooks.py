@@ -27,7 +27,7 @@ import time
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.dirname(HERE))
 
-from handrail.policy import tasks  # noqa: E402
+from handrail.records import task_states  # noqa: E402
 from handrail.repo import no_git_env  # noqa: E402
 
 ENV = {**no_git_env(), "GIT_AUTHOR_NAME": "bench", "GIT_AUTHOR_EMAIL": "bench@example.com",
@@ -63,7 +63,7 @@ def project(root: str, files: int) -> str:
             f.write(body(i, 0))
     sh(path, "git", "add", "-A")
     sh(path, "git", "commit", "-q", "-m", "base")
-    tasks.new_task(path, "bench", phase="implement")
+    task_states.new_task(path, "bench", phase="implement")
     with open(os.path.join(path, ".handrail", "tasks", "bench", "harness-contract.json"), "w") as f:
         json.dump({"contract_mode": "autopilot", "allowed_files": ["src/**"],
                    "governor": {"max_diff_lines": 100_000_000}}, f)

@@ -23,9 +23,9 @@ OPERATOR = "the operator (handrail demo)"
 def operator_moves(project: str, slug: str, phase: str) -> None:
     """A person's step: opening an edit phase needs someone at a terminal, which the demo's
     own subprocesses are not, so the demo takes it through the task library."""
-    from handrail.policy import tasks
+    from handrail.records import task_states
 
-    tasks.set_phase(project, slug, phase, by=OPERATOR)
+    task_states.set_phase(project, slug, phase, by=OPERATOR)
 
 
 def handrail(project: str, *args: str, input: str | None = None,
@@ -225,9 +225,9 @@ def layer_loop(project: str) -> None:
         # The loop compares the work tree with a commit.
         subprocess.run(["git", "commit", "-q", "--allow-empty", "--no-verify", "-m", "base"], cwd=project, env=env,
                        check=True)
-    from handrail.policy import tasks
+    from handrail.records import task_states
 
-    tasks.new_task(project, "greet", phase="implement", title="Greeting", by=OPERATOR)
+    task_states.new_task(project, "greet", phase="implement", title="Greeting", by=OPERATOR)
     check = f"{shlex.quote(sys.executable)} -c \"from src.greet import greet; assert greet('x') == 'hello x'\""
     contract = {"allowed_files": ["src/**"], "forbidden_files": ["src/vendor/**"],
                 "criteria": [{"id": "greets", "verification": {"command": check, "timeout_ms": 20_000}}]}

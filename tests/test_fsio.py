@@ -14,7 +14,7 @@ import pytest
 from helpers import git, prepared, run_handrail
 
 from handrail import fsio
-from handrail.policy import tasks
+from handrail.records import task_states
 
 # `handrail task phase` run in-process, killed between writing its temporary file and
 # renaming it over task.json: `os.replace` is where an atomic write is only half done.
@@ -41,7 +41,7 @@ def dead_pid() -> int:
 def committed(repo: Path) -> Path:
     """A guarded repository with task t1, everything committed: `git status` is clean."""
     prepared(repo, ("init",), ("task", "new", "t1"))
-    tasks.set_phase(str(repo), "t1", "implement")  # a person's step (`task phase` needs a terminal)
+    task_states.set_phase(str(repo), "t1", "implement")  # a person's step (`task phase` needs a terminal)
     git(repo, "add", "-A")
     git(repo, "commit", "-q", "--no-verify", "-m", "guarded")
     assert git(repo, "status", "--porcelain").stdout == ""

@@ -275,11 +275,10 @@ def test_doctor_reports_what_it_cannot_fix(guarded: Path, handrail) -> None:  # 
 
 
 def test_doctor_gives_advice_as_warnings(guarded: Path, handrail) -> None:  # type: ignore[no-untyped-def]
-    from handrail.policy import tasks
-    from handrail.records import gate_states
+    from handrail.records import gate_states, task_states
 
     assert handrail("autonomy", "init", "bot", "--owner", "me", cwd=guarded).returncode == 0
-    task = tasks.new_task(str(guarded), "login", phase="implement")
+    task = task_states.new_task(str(guarded), "login", phase="implement")
     (Path(task.dir) / "harness-contract.json").write_text(json.dumps(
         {"criteria": [{"id": "works", "binary": True}]}))
     gate_states.request(task.dir, "login", "publish", "r1", paths=[], why="a push to main")

@@ -10,7 +10,7 @@ from pathlib import Path
 
 from helpers import git, run_handrail
 
-from handrail.policy import tasks
+from handrail.records import task_states
 
 AGENT = {"CLAUDECODE": "1"}
 
@@ -24,7 +24,7 @@ def _repo(tmp_path: Path) -> Path:
     assert run_handrail("init", cwd=repo).returncode == 0
     (repo / "src").mkdir()
     (repo / "src" / "app.py").write_text("print(1)\n")
-    tasks.new_task(str(repo), "t", phase="implement", by="Person <p@example.com>")
+    task_states.new_task(str(repo), "t", phase="implement", by="Person <p@example.com>")
     git(repo, "add", "-A")
     git(repo, "commit", "-q", "-m", "set up")
     return repo
@@ -40,7 +40,7 @@ def _can_edit(repo: Path) -> dict[str, object]:
 def test_a_phase_the_person_closed_stays_closed_when_git_brings_task_json_back(tmp_path: Path) -> None:
     repo = _repo(tmp_path)
     assert _can_edit(repo)["allowed"] is True
-    tasks.set_phase(str(repo), "t", "review", by="Person <p@example.com>")  # the person closes it
+    task_states.set_phase(str(repo), "t", "review", by="Person <p@example.com>")  # the person closes it
     assert _can_edit(repo)["allowed"] is False
     # the agent puts the committed task.json (implement) back
     git(repo, "stash", "push", "-q", "--", ".handrail/tasks", env=AGENT)
@@ -59,7 +59,7 @@ def test_a_phase_the_person_closed_stays_closed_when_git_brings_task_json_back(t
 
 def test_the_agent_cannot_confirm_the_phase_git_brought_back(tmp_path: Path) -> None:
     repo = _repo(tmp_path)
-    tasks.set_phase(str(repo), "t", "review")
+    task_states.set_phase(str(repo), "t", "review")
     git(repo, "checkout", "-q", "--", ".handrail/tasks/t/task.json")  # task.json says implement again
     r = run_handrail("task", "phase", "t", "implement", cwd=repo, env=AGENT)
     assert r.returncode == 1 and "a human opens an edit phase" in r.stderr
@@ -69,10 +69,10 @@ def test_the_agent_cannot_confirm_the_phase_git_brought_back(tmp_path: Path) -> 
 
 def test_setting_the_phase_again_through_handrail_reopens_it(tmp_path: Path) -> None:
     repo = _repo(tmp_path)
-    tasks.set_phase(str(repo), "t", "review")
+    task_states.set_phase(str(repo), "t", "review")
     git(repo, "checkout", "-q", "--", ".handrail/tasks/t/task.json")  # back to implement, by git
     assert _can_edit(repo)["allowed"] is False
-    task, _old = tasks.set_phase(str(repo), "t", "implement", by="Person <p@example.com>")
+    task, _old = task_states.set_phase(str(repo), "t", "implement", by="Person <p@example.com>")
     assert task.editing and _can_edit(repo)["allowed"] is True
     assert task.data["history"][-1]["from"] == "implement"  # recorded, although task.json said it already
 

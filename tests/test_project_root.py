@@ -16,8 +16,8 @@ from gitkit import AGENT, Project, refused
 
 from handrail import install_hooks
 from handrail.policy import protocol as protocols
-from handrail.policy import tasks
 from handrail.projectroot import HARNESS_DIRS, find_root
+from handrail.records import task_states
 
 DEPLOY = "make deploy"  # tier 3 in the project's policy, tier 1 in the nested one
 
@@ -43,7 +43,7 @@ def policy(tier1: list[str], tier3: list[str]) -> str:
 def guarded(repo: Path) -> Path:
     """A guarded repository: task `t` in implement, `make deploy` tier 3, src/app.py committed,
     and a nested src/.handrail whose protocol puts `make deploy` in tier 1."""
-    tasks.new_task(str(repo), "t", phase="implement")  # a person's step: the CLI wants a terminal
+    task_states.new_task(str(repo), "t", phase="implement")  # a person's step: the CLI wants a terminal
     (repo / ".handrail" / "autonomy-protocol.json").write_text(policy([], [DEPLOY]))
     (repo / "src").mkdir()
     (repo / "src" / "app.py").write_text("print('hi')\n")
@@ -244,7 +244,7 @@ def test_a_typed_project_folder_beats_the_harness_folder_in_every_command(tmp_pa
     assert shown.returncode == 0 and DEPLOY in shown.stdout, shown.stdout + shown.stderr
     shown = run_handrail("policy", "show", "--tier", "3", cwd=elsewhere, env=env)
     assert shown.returncode == 0 and DEPLOY not in shown.stdout, shown.stdout
-    tasks.new_task(str(strict), "t", phase="implement")
+    task_states.new_task(str(strict), "t", phase="implement")
     typed = run_handrail("can-edit", "--project", "../strict", "--file", "app.py", cwd=elsewhere, env=env)
     assert typed.returncode == 0, typed.stdout + typed.stderr
     assert run_handrail("can-edit", "--file", "app.py", cwd=elsewhere, env=env).returncode == 1

@@ -14,13 +14,14 @@ from handrail.errors import EXIT_OK
 def new(*, slug: str, phase: str, title: str | None, project: str, as_json: bool) -> int:
     require_repository("task new", project)
     from handrail.policy import tasks
+    from handrail.records import task_states
 
     tasks.check_slug(slug)
     tasks.check_phase(phase)
     if phase in tasks.EDIT_PHASES:
         require_human("task new", f"{slug} --phase {phase}", "a human opens an edit phase")
     by, evidence = who_acts(project)
-    t = tasks.new_task(project, slug, phase=phase, title=title, by=by, evidence=evidence)
+    t = task_states.new_task(project, slug, phase=phase, title=title, by=by, evidence=evidence)
     _record_phase(project, slug, None, t.phase, by)
     if as_json:
         emit_json(t.data)
@@ -32,6 +33,7 @@ def new(*, slug: str, phase: str, title: str | None, project: str, as_json: bool
 def phase(*, slug: str, phase: str, project: str, as_json: bool) -> int:
     require_repository("task phase", project)
     from handrail.policy import tasks
+    from handrail.records import task_states
 
     tasks.check_phase(phase)
     now = tasks.load_task(project, slug)
@@ -39,7 +41,7 @@ def phase(*, slug: str, phase: str, project: str, as_json: bool) -> int:
         # (a task.json that git brought back says the phase already, but opens nothing: see the ledger)
         require_human("task phase", f"{slug} {phase}", "a human opens an edit phase")
     by, evidence = who_acts(project)
-    t, old = tasks.set_phase(project, slug, phase, by=by, evidence=evidence)
+    t, old = task_states.set_phase(project, slug, phase, by=by, evidence=evidence)
     if old != phase:
         _record_phase(project, slug, old, phase, by)
     if as_json:

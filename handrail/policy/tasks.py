@@ -6,8 +6,7 @@ import os
 import re
 
 from handrail.errors import HandrailError, PolicyError
-from handrail.fsio import atomic_write, dump_json, parse_json, read_text
-from handrail.records.clock import now_iso
+from handrail.fsio import parse_json, read_text
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -145,12 +144,6 @@ def edit_tasks(tasks: list[Task]) -> list[Task]:
     return sorted(editing, key=lambda t: t.updated_at, reverse=True)
 
 
-def _write(task: Task, project: str) -> None:
-    atomic_write(os.path.join(task.dir, TASK_FILE), dump_json(task.data))
-    _record(project, task.slug, task.phase)
-    task.recorded = task.phase
-
-
 # --------------------------------------------------------------------------- the phase ledger
 
 # task.json is a file of the work tree, so git can bring an old one back (a stash, a revert, a
@@ -193,16 +186,6 @@ def ledger(project: str) -> dict[str, str]:
     return {k: v for k, v in data.items() if isinstance(v, str)} if isinstance(data, dict) else {}
 
 
-def _record(project: str, slug: str, phase: str) -> None:
-    path = ledger_path(project)
-    if path is None:
-        return
-    known = ledger(project)
-    known[slug] = phase
-    os.makedirs(os.path.dirname(path), exist_ok=True)
-    atomic_write(path, dump_json(known))
-
-
 def _entry(now: str, old: str | None, new: str, by: str | None, evidence: str | None) -> dict[str, object]:
     """One phase change for the history: when, from, to, and who made it: an agent's name
     with `evidence` (the marker that showed it), or a person (`name <email>`)."""
@@ -214,35 +197,31 @@ def _entry(now: str, old: str | None, new: str, by: str | None, evidence: str | 
     return entry
 
 
-def new_task(project: str, slug: str, *, phase: str = "plan", title: str | None = None, by: str | None = None,
-             evidence: str | None = None) -> Task:
+def fresh(project: str, slug: str, *, phase: str, now: str, title: str | None = None, by: str | None = None,
+          evidence: str | None = None) -> Task:
+    """The task `task new` would create, not yet written. An existing task is an error."""
     check_slug(slug)
     check_phase(phase)
     directory = task_dir(project, slug)
     if os.path.exists(os.path.join(directory, TASK_FILE)):
         raise HandrailError(f"task '{slug}' already exists ({os.path.join(TASKS_DIR, slug, TASK_FILE)})",
                             reason="task_exists")
-    now = now_iso()
     entry = _entry(now, None, phase, by, evidence)
     data: dict[str, object] = {"slug": slug, "title": title or slug, "phase": phase, "created_at": now,
                                "updated_at": now, "history": [entry]}
-    task = Task(slug, data, directory, os.path.join(TASKS_DIR, slug, TASK_FILE))
-    _write(task, project)
-    return task
+    return Task(slug, data, directory, os.path.join(TASKS_DIR, slug, TASK_FILE))
 
 
-def set_phase(project: str, slug: str, phase: str, *, by: str | None = None,
-              evidence: str | None = None) -> tuple[Task, str]:
-    """Move a task to `phase`; returns the task and the phase it left. Same phase: no change."""
+def changes(task: Task, phase: str) -> bool:
+    """Whether moving `task` to `phase` changes anything: the same phase is a change only
+    where the ledger disagrees with task.json (setting it again makes the two agree)."""
     check_phase(phase)
-    task = load_task(project, slug)
-    old = task.phase
-    if old == phase and task.recorded in (None, phase):
-        return task, old
-    now = now_iso()
-    entry = _entry(now, old, phase, by, evidence)
+    return task.phase != phase or task.recorded not in (None, phase)
+
+
+def move(task: Task, phase: str, *, now: str, by: str | None = None, evidence: str | None = None) -> None:
+    """Apply the phase change to `task` in memory, with its history entry."""
+    entry = _entry(now, task.phase, phase, by, evidence)
     task.data["phase"] = phase
     task.data["updated_at"] = now
     task.data.setdefault("history", []).append(entry)
-    _write(task, project)
-    return task, old

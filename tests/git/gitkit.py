@@ -10,8 +10,7 @@ from pathlib import Path
 from helpers import git, run_handrail
 
 from handrail.policy import gates as gatemod
-from handrail.policy import tasks as taskmod
-from handrail.records import gate_states
+from handrail.records import gate_states, task_states
 
 AGENT = {"CLAUDECODE": "1"}
 ROOT = Path(__file__).resolve().parents[2]
@@ -60,7 +59,7 @@ class Project:
         return self.git("commit", "-q", "-m", message, *args, check=False, env=env)
 
     def task(self, slug: str, phase: str = "implement", contract: dict | None = None) -> None:
-        taskmod.new_task(str(self.path), slug, phase=phase)
+        task_states.new_task(str(self.path), slug, phase=phase)
         if contract is not None:
             self.contract(slug, contract)
 
@@ -68,7 +67,7 @@ class Project:
         (self.path / ".handrail" / "tasks" / slug / "harness-contract.json").write_text(json.dumps(contract))
 
     def phase(self, slug: str, phase: str) -> None:
-        taskmod.set_phase(str(self.path), slug, phase)
+        task_states.set_phase(str(self.path), slug, phase)
 
     def approve(self, slug: str, theme: str) -> None:
         gate_states.decide(str(self.path), slug, theme, gatemod.APPROVED, by="tester")

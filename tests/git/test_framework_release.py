@@ -19,7 +19,7 @@ from gitkit import ROOT, checkout_snapshot
 from helpers import HANDRAIL, git, run_handrail
 
 import handrail
-from handrail.policy import tasks
+from handrail.records import task_states
 
 README = (ROOT / "README.md").read_text(encoding="utf-8")
 PRE_COMMIT = str(Path(HANDRAIL or "handrail").parent / "pre-commit")
@@ -97,7 +97,7 @@ def test_with_a_task_the_commit_goes_through_and_living_memory_runs_after_it(flo
     for args in (("task", "new", "routes"), ("memory", "init")):  # where the test above has not made them
         if not (flow.repo / (".handrail/tasks/routes" if args[0] == "task" else ".handrail/context")).is_dir():
             assert run_handrail(*args, cwd=flow.repo).returncode == 0
-    tasks.set_phase(str(flow.repo), "routes", "implement")  # a person's step (`task phase` needs a terminal)
+    task_states.set_phase(str(flow.repo), "routes", "implement")  # a person's step (`task phase` needs a terminal)
     assert flow.git("add", "-f", ".handrail/context/bootstrap").returncode == 0
     r = flow.git("commit", "-q", "-m", "describe the project")  # with the refused routes, staged since
     assert r.returncode == 0, r.stdout + r.stderr

@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 from helpers import HANDRAIL, git, prepared, run_handrail
 
-from handrail.policy import tasks
+from handrail.records import task_states
 
 HARNESSES = ("claude", "codex", "gemini", "cursor", "copilot", "cline", "opencode", "qwen")
 CONTRACT = {"allowed_files": ["src/**", "tests/**"], "forbidden_files": ["src/vendor/**"]}
@@ -60,7 +60,7 @@ def make_project(path: Path) -> Path:
     path.mkdir(parents=True, exist_ok=True)
     git(path, "init", "-q", "-b", "main")
     prepared(path, ("task", "new", "login"))
-    tasks.set_phase(str(path), "login", "implement")  # a person's step (`task phase` needs a terminal)
+    task_states.set_phase(str(path), "login", "implement")  # a person's step (`task phase` needs a terminal)
     (path / ".handrail" / "tasks" / "login" / "harness-contract.json").write_text(json.dumps(CONTRACT))
     (path / "src").mkdir()
     (path / "src" / "app.py").write_text("print('old')\n")

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from helpers import as_person
 
-from handrail.policy import tasks
+from handrail.records import task_states
 
 FORBIDDEN_SOURCE = "handrail default-forbidden paths"
 PROTECTED_SOURCE = "handrail protected paths"
@@ -19,7 +19,7 @@ OTHER_PHASES = ("plan", "review", "done")
 
 def make_task(repo: Path, slug: str, phase: str, *, updated_at: str | None = None,
               contract: dict | None = None) -> None:
-    tasks.new_task(str(repo), slug, phase=phase)
+    task_states.new_task(str(repo), slug, phase=phase)
     if updated_at is not None:
         path = repo / ".handrail/tasks" / slug / "task.json"
         data = json.loads(path.read_text())
@@ -496,7 +496,7 @@ def test_human_lines_say_what_to_do_next(handrail, repo: Path, tmp_path: Path) -
     assert r.returncode == 1
     assert "handrail task phase login implement" in one_line(r)
 
-    tasks.set_phase(str(repo), "login", "implement")
+    task_states.set_phase(str(repo), "login", "implement")
     (repo / ".handrail/tasks/login/harness-contract.json").write_text(json.dumps({"allowed_files": ["src/**"]}))
     r = human(handrail, repo, "--file", "src/app.py")
     assert r.returncode == 0

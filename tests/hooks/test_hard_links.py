@@ -10,7 +10,7 @@ from pathlib import Path
 
 from helpers import git, prepared, run_handrail
 
-from handrail.policy import tasks
+from handrail.records import task_states
 
 PROTOCOL = ".handrail/autonomy-protocol.json"
 AGENT = {"CLAUDECODE": "1"}
@@ -20,7 +20,7 @@ def guarded(repo: Path) -> Path:
     """A repository handrail guards, a task in `implement`, and `src/policy.json` a
     second name of the protocol file."""
     prepared(repo, ("init",))
-    tasks.new_task(str(repo), "t", phase="implement")
+    task_states.new_task(str(repo), "t", phase="implement")
     (repo / "src").mkdir()
     os.link(repo / PROTOCOL, repo / "src" / "policy.json")
     return repo / "src" / "policy.json"

@@ -18,6 +18,7 @@ from helpers import HANDRAIL, as_person, git, prepared, run_handrail
 
 from handrail.policy import tasks
 from handrail.policy.shell import selfverbs
+from handrail.records import task_states
 
 HOOK_ENV = {"CLAUDECODE": "1"}
 
@@ -26,7 +27,7 @@ HOOK_ENV = {"CLAUDECODE": "1"}
 def project(repo: Path) -> Path:
     """Initialised, with task `login` frozen in review and an envelope for claude."""
     prepared(repo, ("init",), ("autonomy", "init", "claude"))
-    tasks.new_task(str(repo), "login", phase="review", by="Test <test@example.com>")
+    task_states.new_task(str(repo), "login", phase="review", by="Test <test@example.com>")
     return repo
 
 

@@ -13,7 +13,7 @@ from pathlib import Path
 
 from helpers import git, run_handrail
 
-from handrail.policy import tasks as taskmod
+from handrail.records import task_states
 
 
 class Loop:
@@ -35,7 +35,7 @@ class Loop:
         git(self.path, "commit", "-q", "-m", message)
 
     def task(self, contract: dict | None, slug: str = "t", phase: str = "implement") -> None:
-        taskmod.new_task(str(self.path), slug, phase=phase)
+        task_states.new_task(str(self.path), slug, phase=phase)
         if contract is not None:
             self.contract(contract, slug)
 

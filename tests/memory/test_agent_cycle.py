@@ -11,8 +11,8 @@ from pathlib import Path
 from helpers import git, run_handrail
 from memkit import BOOT, HOW, Mem, bumped
 
-from handrail.policy import gates, tasks
-from handrail.records import gate_states
+from handrail.policy import gates
+from handrail.records import gate_states, task_states
 
 AGENT = {"CLAUDECODE": "1"}
 
@@ -30,7 +30,7 @@ def set_up(repo: Path, remote: Path) -> Mem:
     """What a human does: init, a task with a narrow contract, the description, all committed and pushed."""
     m = Mem(repo)
     assert m.hr("init").returncode == 0
-    tasks.new_task(str(repo), "t", phase="implement")  # a person's step: the CLI wants a terminal
+    task_states.new_task(str(repo), "t", phase="implement")  # a person's step: the CLI wants a terminal
     (repo / ".handrail/tasks/t/harness-contract.json").write_text(json.dumps({"allowed_files": ["app/**"]}))
     assert m.hr("memory", "init").returncode == 0
     git(repo, "add", "-A")

@@ -14,7 +14,7 @@ from memkit import HOW, MANIFEST, Mem, bumped
 from handrail import install_hooks
 from handrail.install_hooks import MARKER, SAVED
 from handrail.memory.status import doctor_warnings
-from handrail.policy import tasks
+from handrail.records import task_states
 
 
 def hooked(mem: Mem) -> Mem:
@@ -23,7 +23,7 @@ def hooked(mem: Mem) -> Mem:
     (mem.path / ".git" / "info").mkdir(exist_ok=True)
     (mem.path / ".git" / "info" / "exclude").write_text(".handrail/runtime/\n.handrail/tasks/\n")
     assert mem.hr("task", "new", "t").returncode == 0
-    tasks.set_phase(str(mem.path), "t", "implement")  # a person's step (`task phase` needs a terminal)
+    task_states.set_phase(str(mem.path), "t", "implement")  # a person's step (`task phase` needs a terminal)
     return mem
 
 

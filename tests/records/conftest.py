@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from helpers import run_handrail
 
-from handrail.policy import tasks
+from handrail.records import task_states
 
 WriteEnvelope = Callable[..., Path]
 
@@ -19,7 +19,7 @@ def project(repo: Path) -> Path:
     """A git repository with task `t1` in phase implement (so can-edit allows src/**)."""
     r = run_handrail("task", "new", "t1", cwd=repo)
     assert r.returncode == 0, r.stderr
-    tasks.set_phase(str(repo), "t1", "implement")  # a person's step (`task phase` needs a terminal)
+    task_states.set_phase(str(repo), "t1", "implement")  # a person's step (`task phase` needs a terminal)
     return repo
 
 

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 from helpers import HANDRAIL, in_terminal, run_handrail
 
-from handrail.policy import tasks
+from handrail.records import task_states
 
 WriteEnvelope = Callable[..., Path]  # the `write_envelope` fixture of this folder's conftest
 FILE = Path("agents") / "claude" / "autonomy-envelope.md"
@@ -146,7 +146,7 @@ def test_corrupted_envelope_is_reported_with_its_key_and_left_intact(repo: Path,
     assert path.read_bytes() == raw
     assert not (repo / ".handrail" / "backups").exists()
     # can-edit for that agent fails closed rather than guess
-    tasks.new_task(str(repo), "t1", phase="implement")
+    task_states.new_task(str(repo), "t1", phase="implement")
     r = run_handrail("can-edit", "--file", "src/a.py", "--agent", "claude", "--json", cwd=repo)
     assert r.returncode == 2 and json.loads(r.stdout.splitlines()[-1])["allowed"] is False
 

@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 from helpers import HANDRAIL, prepared, run_handrail
 
-from handrail.policy import tasks
+from handrail.records import task_states
 
 LOG = Path(".handrail") / "runtime" / "events.sqlite"
 # The harness hooks run `handrail hook …` from PATH: the doctor looks for this handrail.
@@ -25,7 +25,7 @@ ON_PATH = {"PATH": f"{Path(HANDRAIL or 'handrail').parent}{os.pathsep}{os.enviro
 def guarded(repo: Path) -> Path:
     """An initialised repository with one task to edit under, and an event log in use."""
     prepared(repo, ("init",), ("task", "new", "t1"))
-    tasks.set_phase(str(repo), "t1", "implement")  # a person's step (`task phase` needs a terminal)
+    task_states.set_phase(str(repo), "t1", "implement")  # a person's step (`task phase` needs a terminal)
     assert (repo / LOG).is_file()
     return repo
 
