@@ -30,7 +30,23 @@ FAST_HOOKS = {
 
 
 def main(argv: list[str] | None = None) -> int:
-    args = list(sys.argv[1:] if argv is None else argv)
+    try:
+        return _dispatch(list(sys.argv[1:] if argv is None else argv))
+    finally:
+        _remember_validated()
+
+
+def _remember_validated() -> None:
+    """Files that passed schema validation in this command are remembered as it ends, so the
+    next command skips jsonschema; a command that validated nothing imports nothing more."""
+    validate = sys.modules.get("handrail.policy.validate")
+    if validate is not None and validate.PASSED:
+        from handrail.records import validated
+
+        validated.save_passed()
+
+
+def _dispatch(args: list[str]) -> int:
     import importlib
 
     if args and args[0] in FAST:

@@ -37,8 +37,6 @@ def test_only_argv_peeks_at_a_hot_path_command_line() -> None:
 
 
 WRITES = {"atomic_write", "os.makedirs", "os.mkdir", "os.replace", "os.rename", "shutil.move", "now_iso"}
-# Still written from policy/: the schema cache (validate.py).
-NOT_YET_MOVED = {"policy/validate.py": {"os.makedirs", "open"}}
 
 
 def test_policy_decides_and_records_writes() -> None:
@@ -46,15 +44,13 @@ def test_policy_decides_and_records_writes() -> None:
     for name, tree in modules():
         if not name.startswith("policy/"):
             continue
-        allowed = NOT_YET_MOVED.get(name, set())
         for node in ast.walk(tree):
-            if isinstance(node, ast.ImportFrom) and node.module in ("handrail.records.clock",) \
-                    and "now_iso" not in allowed:
+            if isinstance(node, ast.ImportFrom) and node.module in ("handrail.records.clock",):
                 found.append((name, node.module))
             if isinstance(node, ast.Call):
                 called = calls(ast.Module(body=[ast.Expr(node)], type_ignores=[]))[0]
                 mode = [a for a in node.args[1:2] if isinstance(a, ast.Constant)]
                 writes_open = called == "open" and any(str(a.value)[:1] in "wax" for a in mode)
-                if (called in WRITES or writes_open) and called not in allowed:
+                if called in WRITES or writes_open:
                     found.append((name, called))
     assert found == [], f"write state in handrail/records/: {found}"

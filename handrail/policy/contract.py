@@ -98,7 +98,7 @@ def load(task_dir: str, display: str | None = None) -> Contract | None:
     if errors:
         more = f" (and {len(errors) - 1} more: run `handrail policy check`)" if len(errors) > 1 else ""
         raise PolicyError(errors[0] + more)
-    validate.remember_valid("contract", text)
+    validate.passed("contract", text)
     assert isinstance(data, dict)
     return Contract(data, shown, warnings)
 

@@ -143,7 +143,7 @@ def load(project: str, override: str | None = None) -> Protocol:
     if errors:
         more = f" (and {len(errors) - 1} more: run `handrail policy check`)" if len(errors) > 1 else ""
         raise PolicyError(errors[0] + more)
-    validate.remember_valid("protocol", text)
+    validate.passed("protocol", text)
     assert isinstance(data, dict)
     return Protocol(data, path, warnings)
 

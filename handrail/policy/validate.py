@@ -2,7 +2,9 @@
 
 jsonschema is imported only when a file's content has not been validated before: a
 file that passed is remembered by the hash of its content (and of handrail's
-version), so the hooks that run before every agent action never load it.
+version), so the hooks that run before every agent action never load it. The loaders
+only note what passed (`passed`); handrail/records/validated.py writes the notes when
+the command ends (handrail/main.py).
 """
 
 from __future__ import annotations
@@ -26,7 +28,7 @@ def cache_dir() -> str:
     return os.path.join(base, "handrail", "validated")
 
 
-def _digest(kind: str, text: str) -> str:
+def digest(kind: str, text: str) -> str:
     """Keyed by handrail's version, the schema's content and the file's content, so a
     changed schema (an editable install, a local patch) never trusts an old verdict."""
     try:
@@ -44,18 +46,16 @@ def _digest(kind: str, text: str) -> str:
 
 
 def known_valid(kind: str, text: str) -> bool:
-    return os.path.exists(os.path.join(cache_dir(), _digest(kind, text)))
+    return os.path.exists(os.path.join(cache_dir(), digest(kind, text)))
 
 
-def remember_valid(kind: str, text: str) -> None:
-    """Best effort: a cache that cannot be written only costs time."""
-    try:
-        d = cache_dir()
-        os.makedirs(d, exist_ok=True)
-        with open(os.path.join(d, _digest(kind, text)), "w"):
-            pass
-    except OSError:
-        pass
+# (kind, text) of each file that passed validation in this process, not yet remembered.
+PASSED: list[tuple[str, str]] = []
+
+
+def passed(kind: str, text: str) -> None:
+    """Note that `text` passed, for the records side to remember (nothing is written here)."""
+    PASSED.append((kind, text))
 
 
 def load_schema(name: str) -> dict[str, Any]:

@@ -106,12 +106,13 @@ def parse(text: str, display: str, agent: str) -> tuple[dict[str, Any], str]:
 
 def _problems(data: dict[str, Any], display: str, agent: str) -> list[str]:
     from handrail.policy import validate
+    from handrail.records import validated
 
     problems = [] if validate.known_valid(SCHEMA, json.dumps(data, sort_keys=True)) else \
         validate.schema_errors(data, SCHEMA, display)
     if problems:
         return problems
-    validate.remember_valid(SCHEMA, json.dumps(data, sort_keys=True))
+    validated.remember(SCHEMA, json.dumps(data, sort_keys=True))
     if data["agent"] != agent:
         problems.append(f"{display}: agent: '{data['agent']}' does not match its folder '{agent}'")
     seen: set[str] = set()
