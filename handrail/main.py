@@ -76,12 +76,14 @@ def _dispatch(args: list[str]) -> int:
 
 
 def _help(module: object, argv: list[str]) -> bool:
-    """Print the command's help when its arguments ask for it (where hooks/argv.py reads an
-    option). The usage module is small and imports nothing until the help is printed."""
+    """Print the command's help when it is asked for alone (`handrail can-edit --help`). Beside
+    other arguments a help flag is no answer: `can-edit --file .env --help` must not exit 0,
+    and git hands pre-push a remote's name, which may be `--help`; there the command's own
+    parser reads the flag (and refuses it as an unknown option, failing closed). The usage
+    module is small and imports nothing until the help is printed."""
     from handrail.hooks import usage
-    from handrail.hooks.argv import peek
 
-    if not peek(argv, usage.options_of(module), *usage.HELP_FLAGS):  # type: ignore[arg-type]
+    if len(argv) != 1 or argv[0] not in usage.HELP_FLAGS:
         return False
     print(usage.help_text(module))  # type: ignore[arg-type]
     return True

@@ -340,13 +340,17 @@ _NO_HELP = frozenset({"bash", "sh", "zsh", "dash", "ksh", "fish", "eval", "sourc
 def _asks_for_help(part: unwrap.Part) -> bool:
     """`git push --help`, `helm install --help`, `terraform --version`: the program prints its manual
     or version and exits, running nothing. Taken only from a program named plainly (not a path to
-    a script), with nothing run at run time and no redirection."""
+    a script), with nothing run at run time and no redirection, and only where every word before it
+    is a plain word: behind `--` or an option (`git remote rename origin -- --help`, `--title
+    --help`) it is an operand or a value, and the command runs."""
     words = part.words
     if len(words) < 2 or part.via or part.redirs or part.flags or any(w.dyn for w in words):
         return False
     if "/" in words[0].raw or part.name in _NO_HELP or part.name in INTERPRETERS:
         return False
     last = words[-1].text
+    if any(w.text.startswith("-") for w in words[1:-1]):
+        return False  # after `--`, or as an option's value (`--title --help`), it is an operand
     return last in ("--help", "--version") or (last == "-h" and len(words) == 2)
 
 

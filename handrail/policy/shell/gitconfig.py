@@ -28,6 +28,8 @@ if TYPE_CHECKING:
 # gitwrap.git_exec_key, which the `-c` unwrapping shares.
 SAFETY_NET = (
     ("core.hookspath", "switches the git hooks"),
+    # `init --pre-commit` records there the handrail the framework's hooks start
+    ("handrail.*", "chooses the handrail program the git hooks run"),
     ("core.logallrefupdates", "stops the reflog that recovers rewritten and reset commits"),
     ("gc.*", "changes how soon gc drops the reflog and unreachable commits"),
     ("receive.*", "changes what a push into this repository may overwrite or delete"),
@@ -105,6 +107,9 @@ def check_run_config(part: Part, ctx: Ctx) -> list[Finding]:
         key = cfg.split("=", 1)[0].lower()
         if key in _HOOKS_RULE:
             return [(3, "git-safety-net", "git -c core.hooksPath=… switches off the repository's git hooks")]
+        if key.startswith("handrail."):
+            return [(3, "git-safety-net", f"git -c {cfg.split('=', 1)[0]}=… chooses the handrail program this "
+                                          "run's git hooks start")]
         if key in _TRAILER_KEYS:
             return [(3, "git-safety-net", f"git -c {cfg.split('=', 1)[0]}=… can strip handrail's trailer from "
                                           "this commit's message")]
