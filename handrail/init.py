@@ -207,6 +207,21 @@ def check_tracked_hooks(root: str, hooks: str, force: bool) -> list[str]:
             "this change: `handrail deinit` puts it back" for path in found]
 
 
+def check_framework_can_install(root: str) -> None:
+    """The pre-commit framework will not install its hooks while core.hooksPath is set: say
+    so before anything is written, rather than leave a half-done setup behind."""
+    from handrail import repo as git
+
+    config = git.open_path(root).config
+    try:
+        where = config["core.hooksPath"]
+    except KeyError:
+        return
+    raise HandrailError(f"core.hooksPath is set ({where}): the pre-commit framework refuses to install its hooks "
+                        "there; unset it (`git config --unset-all core.hooksPath`) and rerun `handrail init "
+                        "--pre-commit`, or run `handrail init` for handrail's own git hooks", reason="hooks_path")
+
+
 def _hook_bytes(hooks: str) -> dict[str, bytes | None]:
     out: dict[str, bytes | None] = {}
     for name in FRAMEWORK_HOOK_TYPES:
@@ -360,6 +375,8 @@ def init(project: str, *, tools: list[str] | None = None, pre_commit: bool = Fal
 def _init(root: str, hooks: str, tools: list[str] | None, pre_commit: bool, force: bool) -> dict[str, Any]:
     from handrail import permissions
 
+    if pre_commit:
+        check_framework_can_install(root)
     warnings = [] if pre_commit else check_tracked_hooks(root, hooks, force)
     backup = Backup(root)  # one folder for everything this run replaces
     steps = [lay_protocol(root, tools, force, backup), ignore_local_state(root)]

@@ -62,3 +62,18 @@ def test_a_forced_init_warns_naming_the_hook_and_where_it_went(repo: Path) -> No
     assert ".githooks/pre-commit is tracked" in warning and ".githooks/pre-commit.handrail-saved" in warning
     assert (hooks / "pre-commit.handrail-saved").read_text() == "#!/bin/sh\necho team hook\n"
     assert "handrail deinit" in warning
+
+
+def test_init_pre_commit_with_a_hooks_path_refuses_before_writing(repo: Path, handrail) -> None:  # type: ignore[no-untyped-def]
+    """The framework will not install under core.hooksPath: init says so first, and leaves
+    neither a protocol, nor a changed config, nor a recorded handrail behind."""
+    tracked_hooks_folder(repo)
+    config = "repos: []  # the team's\n"
+    (repo / ".pre-commit-config.yaml").write_text(config)
+    r = handrail("init", "--pre-commit", cwd=repo)
+    assert r.returncode == 2
+    assert "core.hooksPath is set (.githooks)" in r.stderr and len(r.stderr.strip().splitlines()) == 1
+    assert (repo / ".pre-commit-config.yaml").read_text() == config
+    assert not (repo / ".handrail" / "autonomy-protocol.json").exists()
+    assert git(repo, "config", "--get", "handrail.bin", check=False).returncode == 1
+    assert git(repo, "status", "--porcelain").stdout == "?? .pre-commit-config.yaml\n"
