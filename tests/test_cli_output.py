@@ -30,6 +30,11 @@ NEEDS_A_REPOSITORY = [
     ("memory commit", ("memory", "commit", "--output", "update.json")),
     ("loop run", ("loop", "run", "login", "--", "true")),
     ("loop reset", ("loop", "reset", "login")),
+    ("doctor", ("doctor",)),
+    ("doctor", ("doctor", "--fix")),
+    ("autonomy init", ("autonomy", "init", "coder")),
+    ("autonomy set", ("autonomy", "set", "coder", "code-inline", "needsFullSupervision")),
+    ("memory status", ("memory", "status")),
 ]
 
 

@@ -9,12 +9,15 @@ from typing import Any
 from handrail.commands import render
 from handrail.commands.human import actor, no_human
 from handrail.commands.render import echo, emit_json
+from handrail.commands.where import require_repository
 from handrail.errors import EXIT_OK
 
 EXIT_UNREADABLE = 3  # an envelope that cannot be read, parsed or validated
 
 
 def init(*, agent: str, owner: str | None, root: str | None, project: str, as_json: bool) -> int:
+    if root is None:  # an envelope folder given with --root may lie anywhere
+        require_repository("autonomy init", project)
     from handrail.records import autonomy as ops
 
     env = ops.init(root or project, agent, owner=owner or os.environ.get("USER") or "unknown", project=project)
@@ -53,6 +56,8 @@ def get(*, agent: str, task_type: str | None, fmt: str, root: str | None, projec
 
 def set_(*, agent: str, task_type: str, state: str, note: str | None, label: str | None, root: str | None,
          project: str, as_json: bool, confirm: Callable[[str], bool]) -> int:
+    if root is None:
+        require_repository("autonomy set", project)
     from handrail.records import autonomy as ops
 
     result = ops.set_state(root or project, agent, task_type, state, note=note, label=label, by=actor(),

@@ -78,6 +78,7 @@ def commit(*, source: str, agent: str | None, dry_run: bool, project: str, as_js
 
 
 def status(*, project: str, as_json: bool) -> int:
+    require_repository("memory status", project)
     from handrail.memory.status import status as read_status
 
     s = read_status(project, settle=True)

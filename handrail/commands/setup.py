@@ -75,6 +75,7 @@ def deinit(*, dry_run: bool, purge: bool, project: str, as_json: bool) -> int:
 
 
 def doctor(*, fix: bool, project: str, as_json: bool) -> int:
+    require_repository("doctor", project)  # its checks are of a repository's hooks and files
     from handrail.doctor import run as run_doctor
     from handrail.doctor import text_report
 
