@@ -133,7 +133,8 @@ def strip(data: dict[str, Any], spec: JsonFile, owned: dict[str, list[Any]] | No
         key = native.slot_key(slot)
         if isinstance(slot, ListSlot) and isinstance(value, list):
             mine = owned.get(key, []) if owned is not None else (slot.items if assume else [])
-            parent[slot.path[-1]] = [x for x in value if x not in mine and not (slot.ours and slot.ours(x))]
+            ours = slot.ours if not slot.retired or assume else None  # as native.merge tells them
+            parent[slot.path[-1]] = [x for x in value if x not in mine and not (ours is not None and ours(x))]
         elif isinstance(slot, MapSlot) and isinstance(value, dict):
             if owned is not None:
                 keys = set(owned.get(key, []))

@@ -224,7 +224,10 @@ def _merge_list(old: object, slot: ListSlot, previous: list[Any] | None, assume_
     mine = unique(slot.items)
     if previous is None:
         previous = [x for x in old if x in mine] if assume_ours else []
-    user = [x for x in old if x not in previous and not (slot.ours is not None and slot.ours(x))]
+    # A retired setting's old items are told by their text only where no record says which
+    # were handrail's and handrail wrote the file before: the same text may be the user's.
+    ours = slot.ours if not slot.retired or assume_ours else None
+    user = [x for x in old if x not in previous and not (ours is not None and ours(x))]
     owned = [x for x in mine if x not in user]
     return owned + user, owned
 

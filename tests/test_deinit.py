@@ -22,7 +22,9 @@ USER_FILES = {
                              '"hooks": [{"type": "command", "command": "./scripts/audit.sh"}]}]}}\n',
     ".codex/hooks.json": '{"hooks": {"Stop": [{"hooks": [{"type": "command", "command": "notify-send done"}]}]}}',
     "opencode.json": '{\n\t"model": "anthropic/claude",\n\t"permission": {"bash": {"npm test": "allow"}}\n}\n',
-    ".gemini/settings.json": '{"theme": "dark", "policyPaths": ["team/policy.toml"]}\n',
+    # `git status` is also a prefix handrail allows: the user's own entry all the same
+    ".gemini/settings.json": '{"theme": "dark", "policyPaths": ["team/policy.toml"], '
+                             '"tools": {"allowed": ["run_shell_command(git status)"]}}\n',
     ".cursor/hooks.json": '{"version": 1, "hooks": {"afterFileEdit": [{"command": "./format.sh"}]}}\n',
     ".qwen/settings.json": '{"model": {"name": "qwen3-coder"}}\n',
     ".clinerules/hooks/PreToolUse": "#!/bin/sh\n# the team's own Cline hook\ncat >/dev/null\necho '{}'\n",

@@ -10,9 +10,9 @@ if TYPE_CHECKING:
 
 
 def peek(argv: list[str], options: Mapping[str, bool], *names: str) -> set[str]:
-    """Which of `names` stand where `parse` reads an option: before `--`, and not as the
-    value of an option that takes one (`--agent -h` names no agent; `classify -- grep -h x`
-    classifies `grep -h x`). `--name=value` counts as `--name`.
+    """Which of `names` stand where `parse` reads an option: before `--` (`classify -- grep
+    -h x` classifies `grep -h x`), and not as the value of an option that takes one
+    (`--tool --json` is no tool: `parse` refuses it, in JSON). `--name=value` counts as `--name`.
 
     For the choices made before parsing (answer in JSON? serve the help? a batch?), so
     it never raises: an unknown option is read as a flag, and a bad line is `parse`'s
@@ -27,7 +27,10 @@ def peek(argv: list[str], options: Mapping[str, bool], *names: str) -> set[str]:
         if arg.startswith("-") and arg != "-":
             if name in names:
                 found.add(name)
-            i += 2 if options.get(name) and not eq else 1
+            takes = options.get(name) and not eq
+            # `parse` takes no option as a value (`--agent --json` is an error, answered in
+            # the JSON asked for), so neither does the peek
+            i += 2 if takes and not (i + 1 < len(argv) and argv[i + 1].startswith("-") and argv[i + 1] != "-") else 1
         else:
             i += 1
     return found

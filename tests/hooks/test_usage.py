@@ -164,5 +164,7 @@ def test_options_after_the_double_dash_belong_to_the_classified_command(repo: Pa
     # Neither JSON, nor a batch, nor help: `--` ends handrail's options, as the parser reads them.
     r = run_handrail("classify", "--", "grep", "--json", "--batch", "-h", "x", cwd=repo)
     assert r.returncode == 0 and r.stdout.startswith("tier "), r.stdout + r.stderr
+    # No option is a value: `--agent --json` lacks its value, and the answer is the JSON asked for.
     r = run_handrail("can-edit", "--agent", "--json", cwd=repo)
-    assert r.returncode == 2 and r.stdout == "" and "needs a value" in r.stderr, r.stdout + r.stderr
+    assert r.returncode == 2 and "needs a value" in r.stderr, r.stdout + r.stderr
+    assert json.loads(r.stdout.splitlines()[-1])["reason"] == "bad_arguments"
