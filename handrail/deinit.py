@@ -188,6 +188,18 @@ def _holds_handrail(data: dict[str, Any], spec: JsonFile, owned: dict[str, list[
     return False
 
 
+def _spelled_out(data: dict[str, Any], spec: JsonFile) -> dict[str, Any]:
+    """`data` with each rule map a user wrote as one word (OpenCode's `"edit": "ask"`) in the
+    form handrail's merge gives it (`{"*": "ask"}`), which means the same: so that a file
+    whose only change is that form is still the backup, and goes back byte for byte."""
+    out = copy.deepcopy(data)
+    for slot in spec.slots:
+        parent, value = _at(out, slot.path)
+        if isinstance(slot, MapSlot) and parent is not None and isinstance(value, str):
+            parent[slot.path[-1]] = {"*": value}
+    return out
+
+
 def json_edit(root: str, spec: JsonFile, owned: dict[str, list[Any]] | None) -> Edit | None:
     raw = _read(os.path.join(root, spec.path))
     if raw is None:
@@ -204,7 +216,8 @@ def json_edit(root: str, spec: JsonFile, owned: dict[str, list[Any]] | None) -> 
         data = _json_object(spec.path, b)
         if data is None or _holds_handrail(data, spec, owned, current):
             continue
-        if prune(strip(data, spec, owned), spec, data) == prune(stripped, spec, data):
+        if _spelled_out(prune(strip(data, spec, owned), spec, data), spec) == \
+                _spelled_out(prune(stripped, spec, data), spec):
             return Edit(spec.path, RESTORE, "as it was before handrail wrote it", b) if b != raw else None
         before = before or data
         break

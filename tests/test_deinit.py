@@ -21,7 +21,9 @@ USER_FILES = {
                              '"ask": ["Bash(make deploy)"]},\n "hooks": {"PreToolUse": [{"matcher": "Bash", '
                              '"hooks": [{"type": "command", "command": "./scripts/audit.sh"}]}]}}\n',
     ".codex/hooks.json": '{"hooks": {"Stop": [{"hooks": [{"type": "command", "command": "notify-send done"}]}]}}',
-    "opencode.json": '{\n\t"model": "anthropic/claude",\n\t"permission": {"bash": {"npm test": "allow"}}\n}\n',
+    # `"edit": "ask"`: a rule map written as one word, which init spells out as {"*": "ask"}
+    "opencode.json": '{\n\t"model": "anthropic/claude",\n\t"permission": {"edit": "ask", "bash": {"npm test": '
+                     '"allow"}}\n}\n',
     # `git status` is also a prefix handrail allows: the user's own entry all the same
     ".gemini/settings.json": '{"theme": "dark", "policyPaths": ["team/policy.toml"], '
                              '"tools": {"allowed": ["run_shell_command(git status)"]}}\n',
