@@ -40,7 +40,7 @@ from typing import Any, NamedTuple
 from handrail import native
 from handrail.backups import BACKUPS
 from handrail.errors import HandrailError
-from handrail.fsio import atomic_write, dump_json
+from handrail.fsio import atomic_write, dump_json, read_bytes
 from handrail.native import JsonFile, ListSlot, MapSlot, TextFile
 
 REMOVE, RESTORE, STRIP, KEEP = "remove", "restore", "strip", "keep"
@@ -80,17 +80,6 @@ def backups_of(root: str, rel: str) -> Iterator[bytes]:
                     yield f.read()
             except (FileNotFoundError, IsADirectoryError, NotADirectoryError):
                 continue
-
-
-def _read(path: str) -> bytes | None:
-    try:
-        with open(path, "rb") as f:
-            return f.read()
-    except FileNotFoundError:
-        return None
-    except IsADirectoryError:
-        raise HandrailError(f"{path}: is a folder, not a file; handrail left it untouched",
-                            reason="in_the_way") from None
 
 
 def _json_object(rel: str, data: bytes) -> dict[str, Any] | None:
@@ -201,7 +190,7 @@ def _spelled_out(data: dict[str, Any], spec: JsonFile) -> dict[str, Any]:
 
 
 def json_edit(root: str, spec: JsonFile, owned: dict[str, list[Any]] | None) -> Edit | None:
-    raw = _read(os.path.join(root, spec.path))
+    raw = read_bytes(os.path.join(root, spec.path))
     if raw is None:
         return None
     current = _json_object(spec.path, raw)
@@ -233,7 +222,7 @@ def json_edit(root: str, spec: JsonFile, owned: dict[str, list[Any]] | None) -> 
 
 
 def text_edit(root: str, spec: TextFile) -> Edit | None:
-    raw = _read(os.path.join(root, spec.path))
+    raw = read_bytes(os.path.join(root, spec.path))
     if raw is None:
         return None
     if raw != spec.text.encode("utf-8"):
@@ -257,7 +246,7 @@ def aider_edit(root: str) -> Edit | None:
     """`.aider.conf.yml`: the two settings init adds (handrail/harnesses/aider.py)."""
     from handrail.harnesses import aider
 
-    raw = _read(os.path.join(root, aider.CONFIG))
+    raw = read_bytes(os.path.join(root, aider.CONFIG))
     if raw is None:
         return None
     text = raw.decode("utf-8", errors="replace")
@@ -282,7 +271,7 @@ def pre_commit_edit(root: str) -> Edit | None:
     """The `repo: local` entry of handrail's hooks that `init --pre-commit` inserted."""
     from handrail import init
 
-    raw = _read(os.path.join(root, init.PRE_COMMIT_CONFIG))
+    raw = read_bytes(os.path.join(root, init.PRE_COMMIT_CONFIG))
     if raw is None:
         return None
     text = raw.decode("utf-8", errors="replace")
@@ -367,7 +356,7 @@ def plan(root: str, hooks: str) -> Plan:
             edits.append(edit)
     edits += [e for e in (aider_edit(root), pre_commit_edit(root)) if e is not None]
     record_edit = None
-    raw = _read(os.path.join(root, permissions.RECORD))
+    raw = read_bytes(os.path.join(root, permissions.RECORD))
     if raw is not None:
         record_edit = Edit(permissions.RECORD, REMOVE, "the record of handrail's rules, which are gone now")
     framework = any(e.path == init.PRE_COMMIT_CONFIG and e.action == REMOVE for e in edits)

@@ -40,6 +40,18 @@ def read_text(path: str) -> str:
         raise HandrailError(f"{path}: cannot read: {e.strerror}") from None
 
 
+def read_bytes(path: str) -> bytes | None:
+    """The file's bytes, or None where there is none; a folder in its place is an error
+    (handrail writes nothing there)."""
+    try:
+        with open(path, "rb") as f:
+            return f.read()
+    except FileNotFoundError:
+        return None
+    except IsADirectoryError:
+        raise HandrailError(f"{path}: is a folder, not a file; move it away first", reason="in_the_way") from None
+
+
 def parse_json(text: str, path: str) -> object:
     try:
         return json.loads(text)

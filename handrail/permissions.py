@@ -35,7 +35,7 @@ from typing import Any, NamedTuple
 
 from handrail.backups import Backup
 from handrail.errors import HandrailError
-from handrail.fsio import atomic_write, dump_json
+from handrail.fsio import atomic_write, dump_json, read_bytes
 from handrail.native import JsonFile, MapSlot, ShapeError, TextFile, merge, unique
 from handrail.policy import protocol as protocols
 from handrail.policy.protocol import Protocol
@@ -110,16 +110,6 @@ def select(proto: Protocol, requested: list[str] | None) -> tuple[list[str], lis
 # --------------------------------------------------------------------------- planning
 
 
-def _read(path: str) -> bytes | None:
-    try:
-        with open(path, "rb") as f:
-            return f.read()
-    except FileNotFoundError:
-        return None
-    except IsADirectoryError:
-        raise HandrailError(f"{path}: is a folder, not a file; move it away first", reason="in_the_way") from None
-
-
 def _parse(rel: str, data: bytes) -> object:
     try:
         return json.loads(data.decode("utf-8"))
@@ -151,7 +141,7 @@ class Record(NamedTuple):
 
 
 def read_record(project: str) -> Record:
-    data = _read(os.path.join(project, RECORD))
+    data = read_bytes(os.path.join(project, RECORD))
     if data is None:
         return Record({}, {}, None)
     top = _object(RECORD, data)
@@ -205,7 +195,7 @@ def plan(project: str, proto: Protocol, tools: list[str]) -> Plan:
         assert module is not None, tool
         for spec in module.native_files(proto):
             full = os.path.join(project, spec.path)
-            old = _read(full)
+            old = read_bytes(full)
             if isinstance(spec, JsonFile):
                 current = {} if old is None else _object(spec.path, old)
                 try:
@@ -221,7 +211,7 @@ def plan(project: str, proto: Protocol, tools: list[str]) -> Plan:
             else:
                 changes.append(_text_change(spec, tool, full, old))
     text = record_text(new_record)
-    old_record = _read(os.path.join(project, RECORD))
+    old_record = read_bytes(os.path.join(project, RECORD))
     if old_record is None or not same_json(_parse(RECORD, old_record), json.loads(text)):
         changes.append(Change(RECORD, "handrail", old_record, text, False, CREATE if old_record is None else UPDATE))
     return Plan(project, changes, text, record_text(record, writing), found.since)
@@ -250,7 +240,7 @@ def apply(plan: Plan, backup: Backup | None = None) -> tuple[list[Change], str |
         return None if old is None else backup.under("permissions", os.path.dirname(path))
 
     record = os.path.join(plan.project, RECORD)
-    old_record = _read(record)
+    old_record = read_bytes(record)
     intent = any(c.shared for c in plan.pending)
     if intent:
         atomic_write(record, plan.intent, backup_dir=backup_dir(RECORD, old_record))
@@ -351,7 +341,7 @@ def rule_counts(project: str, tools: list[str]) -> dict[str, dict[str, int]]:
             full = os.path.join(project, spec.path)
             if isinstance(spec, JsonFile):
                 owned = record.get(spec.path, {})
-                data = _read(full)
+                data = read_bytes(full)
                 current = _object(spec.path, data) if data is not None else {}
                 for slot in spec.slots:
                     mine = owned.get(".".join(slot.path), [])
