@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from handrail.commands import render
 from handrail.commands.human import login, require_human
 from handrail.commands.render import echo, emit_json, paint
 from handrail.commands.where import require_repository
@@ -62,10 +63,5 @@ def reset(*, slug: str, project: str, as_json: bool) -> int:
 def retro(*, slug: str, project: str, as_json: bool) -> int:
     from handrail.loop import companions, report
 
-    found = companions.retro(project, slug)
-    if as_json:
-        emit_json(found)
-        return EXIT_OK
-    for text in report.retro_text(found):
-        echo(text)
+    render.report(companions.retro(project, slug), as_json, report.retro_text)
     return EXIT_OK

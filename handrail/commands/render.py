@@ -12,7 +12,7 @@ import json
 import os
 import shutil
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Iterable, Sequence
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -113,6 +113,15 @@ def echo(text: str = "", *, err: bool = False, nl: bool = True) -> None:
         return
     stream.write(text + ("\n" if nl else ""))
     stream.flush()
+
+
+def report(data: object, as_json: bool, lines: Callable[[Any], Iterable[str]]) -> None:
+    """A command's answer: the JSON object with --json, else the lines `lines` renders of it."""
+    if as_json:
+        emit_json(data)
+        return
+    for text in lines(data):
+        echo(text)
 
 
 def emit_json(data: object) -> None:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from handrail.commands.human import require_human
-from handrail.commands.render import echo, emit_json, paint
+from handrail.commands.render import echo, emit_json, paint, report
 from handrail.commands.where import require_repository
 from handrail.errors import EXIT_DENIED, EXIT_OK
 
@@ -15,12 +15,7 @@ def init(*, tools: list[str] | None, hook_kind: str, force: bool, project: str, 
 
     if force:
         require_human("init", "--force", "a human replaces the protocol and the saved git hooks")
-    result = run_init(project, tools=tools, pre_commit=hook_kind == "pre-commit", force=force)
-    if as_json:
-        emit_json(result)
-        return EXIT_OK
-    for text in text_report(result):
-        echo(text)
+    report(run_init(project, tools=tools, pre_commit=hook_kind == "pre-commit", force=force), as_json, text_report)
     return EXIT_OK
 
 
@@ -65,12 +60,7 @@ def deinit(*, dry_run: bool, purge: bool, project: str, as_json: bool) -> int:
 
     if not dry_run:
         require_human("deinit", "--purge" if purge else "", "a human takes handrail's guardrails out")
-    result = run_deinit(project, dry_run=dry_run, purge=purge)
-    if as_json:
-        emit_json(result)
-        return EXIT_OK
-    for text in text_report(result):
-        echo(text)
+    report(run_deinit(project, dry_run=dry_run, purge=purge), as_json, text_report)
     return EXIT_OK
 
 
