@@ -65,6 +65,32 @@ def agent_above() -> str | None:
     return None if found is None else f"{found[1]} (pid {found[0]}): {found[2].evidence()}"
 
 
+def read_terminal(master: int) -> bytes:
+    """Everything a child wrote to the pseudo-terminal whose other side is `master`, until it closes."""
+    out = b""
+    while True:
+        try:
+            chunk = os.read(master, 4096)
+        except OSError:  # EIO: the child closed its side
+            break
+        if not chunk:
+            break
+        out += chunk
+    return out
+
+
+def tracked_hooks_folder(repo: Path) -> Path:
+    """A team's hooks folder in the work tree, tracked by git and named by core.hooksPath."""
+    hooks = repo / ".githooks"
+    hooks.mkdir()
+    (hooks / "pre-commit").write_text("#!/bin/sh\necho team hook\n")
+    (hooks / "pre-commit").chmod(0o755)
+    git(repo, "config", "core.hooksPath", ".githooks")
+    git(repo, "add", ".githooks")
+    git(repo, "commit", "-qm", "team hooks", "--no-verify")
+    return hooks
+
+
 def in_terminal(cwd: Path | str, *args: str, env: dict[str, str] | None = None,
                 answer: str = "") -> tuple[int, str]:
     """Run handrail with stdin, stdout and stderr on a real pseudo-terminal, as a person
@@ -86,15 +112,7 @@ def in_terminal(cwd: Path | str, *args: str, env: dict[str, str] | None = None,
         os.close(slave)
     if answer:
         os.write(master, answer.encode())
-    out = b""
-    while True:
-        try:
-            chunk = os.read(master, 4096)
-        except OSError:  # EIO: the child closed its side
-            break
-        if not chunk:
-            break
-        out += chunk
+    out = read_terminal(master)
     code = proc.wait(timeout=30)
     os.close(master)
     return code, out.decode("utf-8", "replace")

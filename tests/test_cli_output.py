@@ -10,7 +10,7 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from helpers import HANDRAIL, git
+from helpers import HANDRAIL, git, read_terminal
 
 # ----------------------------------------------------------------------------- outside a git repository
 
@@ -99,15 +99,7 @@ def on_a_terminal(cwd: Path, *args: str, env: dict[str, str]) -> str:
                                 env={**os.environ, **env})
     finally:
         os.close(slave)
-    out = b""
-    while True:
-        try:
-            chunk = os.read(master, 4096)
-        except OSError:  # EIO: the child closed its side
-            break
-        if not chunk:
-            break
-        out += chunk
+    out = read_terminal(master)
     proc.wait(timeout=60)
     os.close(master)
     return out.decode("utf-8", "replace")

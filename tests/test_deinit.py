@@ -10,7 +10,7 @@ import stat
 from pathlib import Path
 
 import pytest
-from helpers import as_person, git
+from helpers import as_person, git, tracked_hooks_folder
 
 from handrail.init import pre_commit_executable
 
@@ -153,13 +153,7 @@ def test_what_the_user_wrote_after_init_survives(lived_in: Path, handrail) -> No
 
 
 def test_a_tracked_hooks_folder_is_put_back_after_a_forced_init(repo: Path, handrail) -> None:  # type: ignore[no-untyped-def]
-    hooks = repo / ".githooks"
-    hooks.mkdir()
-    (hooks / "pre-commit").write_text("#!/bin/sh\necho team hook\n")
-    (hooks / "pre-commit").chmod(0o755)
-    git(repo, "config", "core.hooksPath", ".githooks")
-    git(repo, "add", ".githooks")
-    git(repo, "commit", "-qm", "team hooks", "--no-verify")
+    hooks = tracked_hooks_folder(repo)
     r = as_person("init", "--force", cwd=repo)
     assert r.returncode == 0, r.stdout
     assert deinit(repo)[0] == 0

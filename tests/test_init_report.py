@@ -7,18 +7,7 @@ import json
 import re
 from pathlib import Path
 
-from helpers import as_person, git
-
-
-def tracked_hooks_folder(repo: Path) -> Path:
-    hooks = repo / ".githooks"
-    hooks.mkdir()
-    (hooks / "pre-commit").write_text("#!/bin/sh\necho team hook\n")
-    (hooks / "pre-commit").chmod(0o755)
-    git(repo, "config", "core.hooksPath", ".githooks")
-    git(repo, "add", ".githooks")
-    git(repo, "commit", "-qm", "team hooks", "--no-verify")
-    return hooks
+from helpers import as_person, git, tracked_hooks_folder
 
 
 def test_init_says_once_what_it_adds(repo: Path, handrail) -> None:  # type: ignore[no-untyped-def]
