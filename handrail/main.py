@@ -29,6 +29,10 @@ FAST_HOOKS = {
 }
 
 
+# What asks a hot-path command for its help (`handrail hook claude --help`), alone.
+HELP_FLAGS = ("--help", "-h")
+
+
 def main(argv: list[str] | None = None) -> int:
     try:
         return _dispatch(list(sys.argv[1:] if argv is None else argv))
@@ -80,13 +84,14 @@ def _help(module: object, argv: list[str]) -> bool:
     other arguments a help flag is no answer: `can-edit --file .env --help` must not exit 0,
     and git hands pre-push a remote's name, which may be `--help`; there the command's own
     parser reads the flag (and refuses it as an unknown option, failing closed). The usage
-    module is small and imports nothing until the help is printed."""
+    module is loaded only then: a hook's every other call pays nothing for it."""
+    if len(argv) != 1 or argv[0] not in HELP_FLAGS:
+        return False
     from handrail.hooks import usage
 
-    if len(argv) != 1 or argv[0] not in usage.HELP_FLAGS:
-        return False
     print(usage.help_text(module))  # type: ignore[arg-type]
     return True
+
 
 if __name__ == "__main__":
     raise SystemExit(main())

@@ -15,8 +15,6 @@ if TYPE_CHECKING:
     from collections.abc import Mapping
     from types import ModuleType
 
-HELP_FLAGS = ("--help", "-h")
-
 
 def options_of(module: ModuleType) -> dict[str, bool]:
     """The options `module`'s command parses: its `OPTIONS`, a harness adapter's those of
