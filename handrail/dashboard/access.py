@@ -62,7 +62,7 @@ def cookie_name(port: int) -> str:
 
 def token_given(query: dict[str, list[str]], cookie_header: str | None, name: str) -> tuple[str | None, str | None]:
     """(the token in the query, the token in the cookie), either None when absent."""
-    in_query = (query.get("token") or [None])[-1]
+    in_query = query["token"][-1] if query.get("token") else None
     in_cookie = None
     if cookie_header:
         jar: SimpleCookie = SimpleCookie()

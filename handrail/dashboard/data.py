@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable
+from functools import partial
 
 from handrail.errors import HandrailError
 
@@ -79,7 +80,7 @@ def facets(project: str, query: Query) -> dict[str, Any]:
     tasks, errors = _guarded(lambda: [t.summary() for t in taskmod.load_all(project)], [])
     seen: dict[str, list[str]] = {}
     for column in ("task", "agent", "event_type"):
-        seen[column], more = _guarded(lambda c=column: log.distinct(project, c), [])  # type: ignore[misc]
+        seen[column], more = _guarded(partial(log.distinct, project, column), [])
         errors += more
     known = {t["task"] for t in tasks}
     tasks += [{"task": slug, "phase": None} for slug in seen["task"] if slug not in known]
@@ -113,7 +114,7 @@ def loops(project: str, query: Query) -> dict[str, Any]:
     for task in tasks:
         if not os.path.exists(state.progress_path(task.dir)):
             continue
-        status, more = _guarded(lambda t=task: companions.status(project, t.slug), None)  # type: ignore[misc]
+        status, more = _guarded(partial(companions.status, project, task.slug), None)
         errors += more
         if status is not None:
             found.append(status)

@@ -77,17 +77,17 @@ class Handler(BaseHTTPRequestHandler):
     server_version = "handrail-dashboard"
     sys_version = ""
 
-    def do_GET(self) -> None:  # noqa: N802 - the standard library's name
+    def do_GET(self) -> None:
         self._answer(body=True)
 
-    def do_HEAD(self) -> None:  # noqa: N802
+    def do_HEAD(self) -> None:
         self._answer(body=False)
 
     # Every other method that names itself is refused the same way (a name the standard
     # handler does not know gets its 501): nothing here changes state.
     do_POST = do_PUT = do_DELETE = do_PATCH = do_OPTIONS = do_TRACE = do_CONNECT = do_GET  # noqa: N815
 
-    def log_message(self, format: str, *args: Any) -> None:  # noqa: A002
+    def log_message(self, format: str, *args: Any) -> None:
         pass  # the terminal shows the address; a line per poll would bury it
 
     def _answer(self, *, body: bool) -> None:

@@ -4,11 +4,12 @@
 from __future__ import annotations
 
 import json
+import sys
 
 from dashkit import Site
-from helpers import run_handrail
+from helpers import git, run_handrail
 
-from handrail.records import events
+from handrail.records import events, task_states
 
 
 def _record(site: Site, n: int, **kw: str) -> None:
@@ -53,7 +54,8 @@ def test_after_gives_only_what_is_newer(site: Site) -> None:
 
 def test_a_query_that_makes_no_sense_is_a_400_naming_the_parameter(site: Site) -> None:
     for query, word in (("limit=0", b"limit:"), ("limit=abc", b"limit:"), ("limit=100000", b"limit:"),
-                        ("before=-1", b"before:"), ("since=yesterday", b"since:"), ("before=3&after=1", b"before, after")):
+                        ("before=-1", b"before:"), ("since=yesterday", b"since:"),
+                        ("before=3&after=1", b"before, after")):
         r = site.request(f"/api/events?{query}")
         assert r.status == 400 and word in r.body, query
 
@@ -110,3 +112,27 @@ def test_the_audit_report_is_shown_when_present_and_one_line_when_broken(site: S
         assert answer["present"] and answer["report"] is None
         (line,) = answer["errors"]
         assert word in line and "\n" not in line, text
+
+
+def test_a_loop_paused_at_a_gate_shows_its_status_and_the_gates_commands(site: Site, tmp_path) -> None:  # type: ignore[no-untyped-def]
+    project = site.project
+    (project / "README.md").write_text("x\n")
+    git(project, "add", "-A")
+    git(project, "commit", "-q", "-m", "init")
+    task_states.new_task(str(project), "bill", phase="implement")
+    (project / ".handrail" / "tasks" / "bill" / "harness-contract.json").write_text(json.dumps({
+        "allowed_files": ["src/**"], "human_gate": {"required_for": ["payment_logic_change"]},
+        "criteria": [{"id": "charge", "verification": "test -f src/billing/charge.py"}]}))
+    agent = tmp_path / "agent.py"
+    agent.write_text(f"#!{sys.executable}\nimport pathlib\np = pathlib.Path('src/billing/charge.py')\n"
+                     "p.parent.mkdir(parents=True, exist_ok=True)\np.write_text('def charge(): ...\\n')\n")
+    agent.chmod(0o755)
+    r = run_handrail("loop", "run", "bill", "--", str(agent), cwd=project)
+    assert r.returncode == 3, r.stderr
+    (loop,) = site.api("loops")["loops"]
+    cli = json.loads(run_handrail("loop", "status", "bill", "--json", cwd=project).stdout)
+    assert loop == cli
+    assert (loop["state"], loop["reason"]) == ("paused", "human_gate")
+    assert [g["theme"] for g in loop["pending_gates"]] == ["payment_logic_change"]
+    gate = next(g for g in site.api("gates")["gates"] if g["task"] == "bill" and g["theme"] == "payment_logic_change")
+    assert gate["approve"] == "handrail gate approve bill payment_logic_change" and gate["approve"] in loop["next"]
