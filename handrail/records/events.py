@@ -81,16 +81,18 @@ def connect(project: str, *, wait_ms: int = WRITE_WAIT_MS):  # type: ignore[no-u
     # With WAL, NORMAL still never corrupts; it only skips an fsync per event, which
     # matters when many hooks record at once.
     conn.execute("PRAGMA synchronous = NORMAL")
-    # WAL mode and the table persist in the file: a hook that records into an existing
-    # log (the common case, before every tool call) skips setting them up again.
-    if fresh or not _has_table(conn):
+    # WAL mode, the table and its indexes persist in the file: a hook that records into an
+    # existing log (the common case, before every tool call) skips setting them up again.
+    # A log from before the newest index gets it once, from the first write after.
+    if fresh or not _has_schema(conn):
         conn.execute("PRAGMA journal_mode = WAL")
         conn.executescript(SCHEMA)
     return conn
 
 
-def _has_table(conn) -> bool:  # type: ignore[no-untyped-def]
-    row = conn.execute("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'agent_events'").fetchone()
+def _has_schema(conn) -> bool:  # type: ignore[no-untyped-def]
+    """The table and the newest index of SCHEMA are there (the others came before it)."""
+    row = conn.execute("SELECT 1 FROM sqlite_master WHERE type = 'index' AND name = 'agent_events_agent'").fetchone()
     return row is not None
 
 
