@@ -52,7 +52,8 @@ class Repo:
     def head(self, rev: str = "HEAD") -> str:
         return self.git("rev-parse", rev)
 
-    def ci(self, *args: str, env: dict[str, str] | None = None, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
+    def ci(self, *args: str, env: dict[str, str] | None = None,
+           cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
         return run_handrail("ci", *args, cwd=cwd or self.path, env=env)
 
     def report(self, *args: str, env: dict[str, str] | None = None,

@@ -43,7 +43,7 @@ def test_a_github_pull_request_event_gives_base_and_head(project: Repo, tmp_path
     data = project.report(env=env, code=0)
     assert data["range_from"] == "github:pull_request"
     assert (data["base"], data["head"]) == (project.head("main"), head)
-    assert [c["commit"] for c in data["commits"]][0] == first and data["counts"]["agent_commits"] == 1
+    assert data["commits"][0]["commit"] == first and data["counts"]["agent_commits"] == 1
 
 
 def test_a_github_push_is_judged_from_before_to_after(project: Repo, tmp_path: Path) -> None:
