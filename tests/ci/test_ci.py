@@ -4,6 +4,7 @@ rules pre-push applies, each commit by the policy its own tree holds."""
 from __future__ import annotations
 
 import json
+import subprocess
 from pathlib import Path
 
 from cikit import CLAUDE, CONTRACT, KEY, TRAILER, Repo
@@ -155,3 +156,38 @@ def test_a_shallow_clone_that_has_the_base_but_not_the_history_between_is_refuse
     r = project.ci("--base", "origin/main", "--head", "origin/feature", "--format", "json", cwd=full)
     assert r.returncode == 0, r.stderr
     assert json.loads(r.stdout)["counts"]["commits"] == 1
+
+
+def signing_key(project: Repo, tmp_path: Path, *, trusted: bool = True) -> None:
+    """An SSH signing key for the person committing, listed in the allowed signers the job trusts."""
+    key = tmp_path / "id_ed25519"
+    subprocess.run(["ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-C", "dev", "-f", str(key)], check=True)
+    allowed = tmp_path / "allowed_signers"
+    allowed.write_text(f"test@example.com {(tmp_path / 'id_ed25519.pub').read_text()}" if trusted else "")
+    project.git("config", "gpg.format", "ssh")
+    project.git("config", "user.signingkey", str(key))
+    project.git("config", "gpg.ssh.allowedSignersFile", str(allowed))
+
+
+def test_a_commit_signed_by_a_key_the_job_trusts_is_a_humans(project: Repo, tmp_path: Path) -> None:
+    signing_key(project, tmp_path)
+    project.write("src/login.py", "x = 1\n")
+    project.git("add", "src/login.py")
+    project.git("commit", "-q", "-S", "-m", "signed login form")
+    signed = project.head()
+    plain = project.commit("unsigned", files={"src/b.py": "2\n"})
+    data = project.report("--base", "main", "--require-attribution", code=1)
+    made = {c["commit"]: (c["made_by"], c["evidence"] or "") for c in data["commits"]}
+    assert made[signed][0] == "human" and made[signed][1].startswith("signature: Good")
+    assert made[plain] == ("unknown", "")
+    assert [(f["rule"], f["commit"]) for f in data["findings"]] == [("unattributed", plain)]
+    assert "0 by an agent, 1 by a human (signed), 1 unknown" in project.ci("--base", "main").stdout
+
+
+def test_a_signature_the_job_cannot_verify_proves_nothing(project: Repo, tmp_path: Path) -> None:
+    signing_key(project, tmp_path, trusted=False)
+    project.write("src/login.py", "x = 1\n")
+    project.git("add", "src/login.py")
+    project.git("commit", "-q", "-S", "-m", "signed by a key nobody listed")
+    data = project.report("--base", "main", code=0)
+    assert [c["made_by"] for c in data["commits"]] == ["unknown"]
