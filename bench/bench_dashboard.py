@@ -68,6 +68,7 @@ def main() -> int:
     n = int(sys.argv[sys.argv.index("--events") + 1]) if "--events" in sys.argv else 100_000
     runs = int(sys.argv[sys.argv.index("--runs") + 1]) if "--runs" in sys.argv else 30
     project = tempfile.mkdtemp(prefix="handrail-bench-dashboard-")
+    os.makedirs(os.path.join(project, ".handrail"))  # a project keeps records; a plain folder does not
     served = None
     try:
         start = time.perf_counter()
