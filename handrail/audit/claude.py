@@ -11,7 +11,8 @@ tests/audit/sessions.py):
   (`permissionDecision: deny`) leaves no attachment: the result is `is_error: true` with the
   hook's reason as its whole text, the only mark of a denial. A hook that exits 2 writes
   `hook_blocking_error`. Claude's own failures are told apart by their text: a tool's error is
-  wrapped in `<tool_use_error>`, a failed Bash command opens with `Exit code N`, the person's
+  wrapped in `<tool_use_error>`, a failed Bash command opens with `Exit code N` (or `Command timed
+  out after …`), the person's
   refusal and a settings rule's are the sentences in USER_DENIED.
 
 The slug: `cwd.replace(/[^a-zA-Z0-9]/g, "-")`, cut at 200 characters plus `-` and the base-36
@@ -38,7 +39,7 @@ QUIET = frozenset({"queue-operation", "last-prompt", "summary", "file-history-sn
 USER_DENIED = ("The user doesn't want to proceed with this tool use", "The user doesn't want to take this action",
                "Permission to use ", "Permission to edit ", "Permission to read ",
                "[Request interrupted by user for tool use]")
-TOOL_ERROR = ("<tool_use_error>", "Exit code ")
+TOOL_ERROR = ("<tool_use_error>", "Exit code ", "Command timed out after ")
 MOST_PENDING = 10_000  # calls awaiting their result; past this the oldest is given as unknown
 
 

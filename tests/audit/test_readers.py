@@ -136,3 +136,33 @@ def test_a_copied_file_is_known_by_its_lines(place: tuple[Path, Path], tmp_path:
         assert harness_of(str(copy)) == harness
     (tmp_path / "notes.jsonl").write_text('{"hello": 1}\n')
     assert harness_of(str(tmp_path / "notes.jsonl")) is None
+
+
+@pytest.mark.parametrize(("result", "attachment", "outcome"), [
+    ({"content": "fine", "is_error": False}, None, "ok"),
+    ({"content": "Exit code 1\nboom", "is_error": True}, None, "error"),
+    ({"content": "Command timed out after 2m 0.0s", "is_error": True}, None, "error"),
+    ({"content": "<tool_use_error>File does not exist.</tool_use_error>", "is_error": True}, None, "error"),
+    ({"content": "The user doesn't want to proceed with this tool use. The tool use was rejected", "is_error": True},
+     None, "user_denied"),
+    ({"content": "Permission to use Bash with command rm -rf x has been denied.", "is_error": True}, None,
+     "user_denied"),
+    ({"content": "blocked: not today", "is_error": True}, None, "hook_denied"),
+    # A hook let it through, and then it failed: an error, whatever its text.
+    ({"content": "something broke", "is_error": True}, "hook_success", "error"),
+    ({"content": [{"type": "text", "text": "x"}], "is_error": True}, "hook_blocking_error", "hook_denied"),
+])
+def test_claude_outcomes_by_the_marks_the_client_leaves(tmp_path: Path, result: dict, attachment: str | None,
+                                                         outcome: str) -> None:
+    import json
+
+    use = {"type": "assistant", "cwd": str(tmp_path), "sessionId": "s", "timestamp": "2026-01-01T00:00:00Z",
+           "message": {"content": [{"type": "tool_use", "id": "t1", "name": "Bash", "input": {"command": "make"}}]}}
+    lines = [use]
+    if attachment:
+        lines.append({"type": "attachment", "attachment": {"type": attachment, "toolUseID": "t1",
+                                                           "blockingError": {"blockingError": "no", "command": "h"}}})
+    lines.append({"type": "user", "message": {"content": [{"type": "tool_result", "tool_use_id": "t1", **result}]}})
+    path = tmp_path / "s.jsonl"
+    path.write_text("".join(json.dumps(x) + "\n" for x in lines))
+    assert [c.outcome for c in everything("claude", path) if isinstance(c, Call)] == [outcome]
