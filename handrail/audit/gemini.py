@@ -31,14 +31,15 @@ import hashlib
 import json
 import os
 from collections.abc import Iterable, Iterator
+from typing import Any
 
 from handrail.audit.calls import Call, Problem, Record, Unknown
-from handrail.harnesses import gemini as adapter
+from handrail.audit.jsonl import inside, records
+from handrail.hooks.pretool import EDIT, SHELL, Question
 
 HARNESS = "gemini"
 LEGACY_LIMIT = 64 * 1024 * 1024  # an older `.json` session is one object: read whole only below this size
 MESSAGE_TYPES = frozenset({"user", "gemini", "info", "error", "warning"})
-LISTING_TOOLS = adapter.LISTING_TOOLS  # names only: judged as a read of the folder listed
 HOOK_BLOCKED = "Tool execution blocked: "
 POLICY_DENIED = "Tool execution denied by policy."
 USER_DENIED = "User denied execution."
@@ -48,12 +49,6 @@ SKIPPED_DIRS = frozenset({".git", "node_modules"})
 def gemini_home(home: str) -> str:
     given = os.environ.get("GEMINI_CLI_HOME")
     return os.path.join(given if given and os.path.isabs(given) else home, ".gemini")
-
-
-def inside(path: str, project: str) -> bool:
-    root = os.path.normpath(project)
-    path = os.path.normpath(path)
-    return path == root or path.startswith(root.rstrip(os.sep) + os.sep)
 
 
 def digest(folder: str) -> str:
@@ -151,23 +146,13 @@ def read_gemini(path: str) -> Iterator[Record]:
     if path.endswith(".json"):
         yield from _read_legacy(path, cwd)
         return
-    try:
-        f = open(path, encoding="utf-8", errors="replace")
-    except OSError as e:
-        yield Problem(path, None, f"cannot be read: {e.strerror or e}")
-        return
     reader = _Session(path, cwd)
-    with f:
-        for number, line in enumerate(f, start=1):
-            if not line.strip():
-                continue
-            try:
-                record = json.loads(line)
-            except ValueError:
-                yield from reader.flush()
-                yield Problem(path, number, "not a JSON line")
-                continue
-            yield from reader.take(record, number)
+    for item in records(path):
+        if isinstance(item, Problem):
+            yield from reader.flush()
+            yield item
+            continue
+        yield from reader.take(*item)
     yield from reader.flush()
 
 
@@ -190,7 +175,8 @@ def _read_legacy(path: str, cwd: str | None) -> Iterator[Record]:
         yield Problem(path, None, "not a Gemini CLI session (no messages list)")
         return
     reader = _Session(path, cwd)
-    reader.session = data.get("sessionId") if isinstance(data.get("sessionId"), str) else reader.session
+    if isinstance(data.get("sessionId"), str):
+        reader.session = data["sessionId"]
     yield from reader.messages(data["messages"], None)
     yield from reader.flush()
 
@@ -205,12 +191,9 @@ class _Session:
         name = os.path.basename(path).rsplit(".", 1)[0]
         self.session = name
         self.told: set[str] = set()
-        self.pending: tuple[dict[str, object], int | None] | None = None
+        self.pending: _Pending | None = None
 
-    def take(self, record: object, number: int) -> Iterator[Record]:
-        if not isinstance(record, dict):
-            yield Problem(self.path, number, "not a JSON object")
-            return
+    def take(self, number: int, record: dict[str, Any]) -> Iterator[Record]:
         if isinstance(record.get("sessionId"), str) and "projectHash" in record:
             self.session = str(record["sessionId"])
             return
@@ -236,83 +219,84 @@ class _Session:
                 continue
             kind = message.get("type")
             if kind not in MESSAGE_TYPES:
-                yield Unknown(f"message {kind}" if isinstance(kind, str) else "message without a type")
+                yield Unknown(f"message {str(kind)[:60]}" if isinstance(kind, str) else "message without a type")
                 continue
-            if self.pending is not None and self.pending[0].get("id") != message["id"]:
+            if self.pending is not None and self.pending.id != message["id"]:
                 yield from self.flush()
-            self.pending = (message, number)
+            if self.pending is None:
+                self.pending = _Pending(message["id"])
+            yield from self.pending.take(message, number, self.path)
 
     def flush(self) -> Iterator[Record]:
+        """The calls of the message whose versions have all been read."""
         if self.pending is None:
             return
-        message, number = self.pending
-        self.pending = None
+        pending, self.pending = self.pending, None
+        for key, (call, stamp, number) in pending.calls.items():
+            if key in self.told:
+                continue  # a conversation replaced whole ($set.messages) repeats calls told before
+            self.told.add(key)
+            made = self.call(call, stamp, number)
+            if made is not None:
+                yield made
+
+    def call(self, call: dict[str, Any], stamp: object, number: int | None) -> Record | None:
+        name = str(call["name"])
+        args = call.get("args")
+        if not isinstance(args, dict):
+            return Problem(self.path, number, f"tool call {name[:60]}: args is not an object")
+        q = _question(name, args, self.cwd)
+        if q is None:
+            return None
+        if isinstance(q, str):
+            return Problem(self.path, number, f"tool call {name[:60]}: {q}")
+        kind = "write" if q.kind == EDIT and name == "write_file" else q.kind
+        cwd = (q.cwd or self.cwd) if q.kind == SHELL else self.cwd
+        stamp = call.get("timestamp") or stamp
+        outcome, reason = _outcome(call)
+        return Call(HARNESS, self.session, self.path, number, stamp if isinstance(stamp, str) else None, cwd, kind,
+                    q.command if q.kind == SHELL else None, tuple(q.paths), outcome, reason)
+
+
+class _Pending:
+    """The tool calls of one message over its versions, by call id: the last version of each
+    call wins (its final status), and the line it was read on is the call's."""
+
+    def __init__(self, ident: str) -> None:
+        self.id = ident
+        self.calls: dict[str, tuple[dict[str, Any], object, int | None]] = {}
+
+    def take(self, message: dict[str, Any], number: int | None, path: str) -> Iterator[Record]:
         calls = message.get("toolCalls")
         if calls is None:
             return
         if not isinstance(calls, list):
-            yield Problem(self.path, number, f"message {message['id']}: toolCalls is not a list")
+            yield Problem(path, number, f"message {self.id[:60]}: toolCalls is not a list")
             return
-        for call in calls:
+        for n, call in enumerate(calls):
             if not isinstance(call, dict) or not isinstance(call.get("name"), str):
-                yield Problem(self.path, number, f"message {message['id']}: a tool call without a name")
+                yield Problem(path, number, f"message {self.id[:60]}: a tool call without a name")
                 continue
-            ident = call.get("id")
-            key = ident if isinstance(ident, str) else f"{message['id']}:{calls.index(call)}"
-            if key in self.told:
-                continue
-            self.told.add(key)
-            yield self.call(call, message, number)
-
-    def call(self, call: dict[str, object], message: dict[str, object], number: int | None) -> Record:
-        name = str(call["name"])
-        args = call.get("args")
-        if not isinstance(args, dict):
-            return Problem(self.path, number, f"tool call {name}: args is not an object")
-        shaped = _shape(name, args)
-        if shaped is None:
-            return Unknown(f"tool {name}")
-        if isinstance(shaped, str):
-            return Problem(self.path, number, f"tool call {name}: {shaped}")
-        kind, command, paths = shaped
-        cwd = self.cwd
-        if kind == "shell":
-            folder = args.get("dir_path") or args.get("directory")
-            if isinstance(folder, str) and folder:
-                cwd = folder if os.path.isabs(folder) or not cwd else os.path.join(cwd, folder)
-        stamp = call.get("timestamp") or message.get("timestamp")
-        outcome, reason = _outcome(call)
-        return Call(HARNESS, self.session, self.path, number, stamp if isinstance(stamp, str) else None, cwd, kind,
-                    command, paths, outcome, reason)
+            key = call["id"] if isinstance(call.get("id"), str) else f"{self.id}:{n}"
+            self.calls[key] = (call, message.get("timestamp"), number)
 
 
-def _shape(tool: str, args: dict[str, object]) -> tuple[str, str | None, tuple[str, ...]] | str | None:
-    """(kind, command, paths) of a call, a string saying what is missing, or None for a tool
-    not modelled. The tool names and argument keys are the adapter's (harnesses/gemini.py)."""
-    def text(*keys: str) -> str | None:
-        for key in keys:
-            value = args.get(key)
-            if isinstance(value, str) and value:
-                return value
-        return None
+def _question(tool: str, args: dict[str, object], cwd: str | None) -> Question | str | None:
+    """The call as the hook adapter reads it (harnesses/gemini.py: one reading of Gemini's
+    tools), a string saying what is wrong with it, or None for a tool that is no shell, edit,
+    read or search. `replace` and `edit` are read as `write_file` (the same path keys): the
+    adapter's extra check, that the file exists, is about the disk at the time of the call,
+    which a transcript read later cannot see."""
+    from handrail.harnesses import gemini as adapter
+    from handrail.hooks.pretool import OTHER, BadPayload
 
-    if tool in adapter.SHELL_TOOLS:
-        command = text("command")
-        return ("shell", command, ()) if command else "args.command is missing"
-    if tool in adapter.EDIT_TOOLS or tool in adapter.READ_TOOLS:
-        file = text(*adapter.PATH_KEYS)
-        kind = "read" if tool in adapter.READ_TOOLS else "write" if tool == "write_file" else "edit"
-        return (kind, None, (file,)) if file else "args.file_path is missing"
-    if tool in LISTING_TOOLS:
-        folder = text("dir_path", "directory", "path")
-        return "read", None, (folder,) if folder else ()
-    if tool == "grep_search":
-        return "search", None, tuple(p for p in (text("dir_path", "directory"), text("include_pattern")) if p)
-    if tool == "read_many_files":
-        include = args.get("include")
-        paths = tuple(p for p in include if isinstance(p, str)) if isinstance(include, list) else ()
-        return ("search", None, paths) if paths else "args.include is missing"
-    return None
+    asked = "write_file" if tool in adapter.EDIT_TOOLS else tool
+    payload = {"hook_event_name": adapter.EVENT, "tool_name": asked, "tool_input": args, "cwd": cwd or ""}
+    try:
+        q = adapter.question(payload)
+    except BadPayload as e:
+        return str(e)
+    return None if q is None or q.kind == OTHER else q
 
 
 def _outcome(call: dict[str, object]) -> tuple[str, str | None]:
@@ -327,10 +311,10 @@ def _outcome(call: dict[str, object]) -> tuple[str, str | None]:
     if error is None:
         return "error", None
     if error.startswith(HOOK_BLOCKED):
-        return "hook_denied", error[len(HOOK_BLOCKED):]
+        return "hook_denied", error[len(HOOK_BLOCKED):][:2000]
     if error.startswith(POLICY_DENIED):
         return "hook_denied", error
-    return "error", error
+    return "error", error[:2000]
 
 
 def _error_text(call: dict[str, object]) -> str | None:

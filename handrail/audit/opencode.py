@@ -38,14 +38,14 @@ from collections.abc import Iterator
 from datetime import UTC, datetime
 
 from handrail.audit.calls import Call, Problem, Record, Unknown
-from handrail.harnesses import opencode as adapter
+from handrail.audit.jsonl import inside
+from handrail.hooks.pretool import EDIT, SHELL, Question
 
 HARNESS = "opencode"
 PAGE = 500  # rows per read: bounded memory, and no read held open while OpenCode writes
 # Part types OpenCode 1.18 writes that are no tool call: known, and skipped without a count.
 NOT_CALLS = frozenset({"text", "reasoning", "file", "step-start", "step-finish", "snapshot", "patch", "agent",
                        "retry", "compaction", "subtask"})
-LISTING_TOOLS = frozenset({"glob", "list"})  # names only: judged as a read of the folder listed
 HOOK_PREFIX = "handrail: "  # every refusal handrail's plugin throws starts so
 RULE_DENIED = "The user has specified a rule which prevents you from using this specific tool call"
 USER_DENIED = "The user rejected permission to use this specific tool call"
@@ -75,12 +75,6 @@ def connect(path: str) -> sqlite3.Connection:
     conn = sqlite3.connect(uri, uri=True, timeout=2.0, isolation_level=None, check_same_thread=False)
     conn.execute("PRAGMA query_only = ON")
     return conn
-
-
-def inside(path: str, project: str) -> bool:
-    root = os.path.normpath(project)
-    path = os.path.normpath(path)
-    return path == root or path.startswith(root.rstrip(os.sep) + os.sep)
 
 
 def find_opencode(project: str, home: str) -> list[str]:
@@ -193,61 +187,34 @@ def _part(path: str, rowid: int, part_id: str, session: str, created: object, da
         yield Problem(path, rowid, f"part {part_id}: a tool part without its tool, state or state.input")
         return
     args: dict[str, object] = state["input"]
-    shaped = _shape(tool, args)
-    if shaped is None:
-        yield Unknown(f"tool {tool}")
+    q = _shape(tool, args, cwd)
+    if q is None:
         return
-    if isinstance(shaped, str):
-        yield Problem(path, rowid, f"part {part_id}: {tool}: {shaped}")
+    if isinstance(q, str):
+        yield Problem(path, rowid, f"part {part_id}: {tool}: {q}")
         return
-    call_kind, command, paths = shaped
-    if call_kind == "shell":
-        workdir = args.get("workdir")
-        if isinstance(workdir, str) and workdir:
-            cwd = workdir if os.path.isabs(workdir) or not cwd else os.path.join(cwd, workdir)
+    kind = "write" if q.kind == EDIT and tool == "write" else q.kind
+    if q.kind == SHELL and q.cwd:
+        cwd = q.cwd
     times = state.get("time")
     start = times.get("start") if isinstance(times, dict) else None
     outcome, reason = _outcome(state)
-    yield Call(HARNESS, session, path, rowid, iso(start) or iso(created), cwd, call_kind, command, paths,
-               outcome, reason)
+    yield Call(HARNESS, session, path, rowid, iso(start) or iso(created), cwd, kind,
+               q.command if q.kind == SHELL else None, tuple(q.paths), outcome, reason)
 
 
-def _shape(tool: str, args: dict[str, object]) -> tuple[str, str | None, tuple[str, ...]] | str | None:
-    """(kind, command, paths) of a call, a string saying what is missing, or None for a tool
-    not modelled. The tool names are the adapter's (harnesses/opencode.py), so a tool the hook
-    judges is one the audit reads."""
-    def text(key: str) -> str | None:
-        value = args.get(key)
-        return value if isinstance(value, str) and value else None
+def _shape(tool: str, args: dict[str, object], cwd: str | None) -> Question | str | None:
+    """The call as the hook adapter reads it (harnesses/opencode.py: one reading of OpenCode's
+    tools), a string saying what is wrong with it, or None for a tool that is no shell, edit,
+    read or search."""
+    from handrail.harnesses import opencode as adapter
+    from handrail.hooks.pretool import OTHER, BadPayload
 
-    if tool in adapter.SHELL_TOOLS:
-        command = text("command")
-        return ("shell", command, ()) if command else "input.command is missing"
-    if tool in adapter.EDIT_TOOLS:
-        file = text("filePath")
-        return ("write" if tool == "write" else "edit", None, (file,)) if file else "input.filePath is missing"
-    if tool in adapter.PATCH_TOOLS:
-        from handrail.harnesses.patch import patch_paths
-
-        try:
-            return "edit", None, tuple(patch_paths(text("patchText") or ""))
-        except ValueError as e:
-            return f"input.patchText: {e}"
-    if tool in adapter.READ_TOOLS:
-        many = args.get("filePaths")
-        if text("filePath"):
-            return "read", None, (str(text("filePath")),)
-        if isinstance(many, list) and many and all(isinstance(p, str) and p for p in many):
-            return "read", None, tuple(many)
-        return "input.filePath is missing"
-    if tool in adapter.SEARCH_TOOLS:
-        where = text("path")
-        include = text("include")
-        return "search", None, tuple(p for p in (where, include) if p)
-    if tool in LISTING_TOOLS:
-        where = text("path")
-        return "read", None, (where,) if where else ()
-    return None
+    try:
+        q = adapter.question({"tool": tool, "args": args, "directory": cwd or ""})
+    except BadPayload as e:
+        return str(e)
+    return None if q is None or q.kind == OTHER else q
 
 
 def _outcome(state: dict[str, object]) -> tuple[str, str | None]:
@@ -257,7 +224,7 @@ def _outcome(state: dict[str, object]) -> tuple[str, str | None]:
     if status != "error":
         return "unknown", None  # pending or running: the session stopped before the call ended
     error = state.get("error")
-    reason = error if isinstance(error, str) else None
+    reason = error[:2000] if isinstance(error, str) else None
     if reason is None:
         return "error", None
     if reason.startswith(HOOK_PREFIX) or reason.startswith(RULE_DENIED):
