@@ -11,7 +11,6 @@ from __future__ import annotations
 import json
 import os
 import sqlite3
-import subprocess
 import sys
 from pathlib import Path
 from typing import Any
@@ -118,7 +117,8 @@ def opencode_dump(db: Path, root: Path, home: Path) -> str:
                 values = dict(zip(columns, row))
                 if table in ("part", "message"):
                     values["data"] = json.dumps(_trimmed(json.loads(values["data"])), sort_keys=True)
-                out.append(f"INSERT INTO {table} ({', '.join(columns)}) VALUES ({', '.join(_sql(v) for v in values.values())});")
+                row_sql = ", ".join(_sql(v) for v in values.values())
+                out.append(f"INSERT INTO {table} ({', '.join(columns)}) VALUES ({row_sql});")
     finally:
         con.close()
     return tokens("\n".join(out) + "\n", root, home)

@@ -68,7 +68,7 @@ def add_part(db: Path, rowid: int, data: str, session: str = "ses_x", message: s
 
 
 def test_broken_rows_are_problems_with_their_row_and_the_rest_is_read(tmp_path: Path) -> None:
-    root, home = place(tmp_path, "plain")
+    _root, home = place(tmp_path, "plain")
     db = home / ".local" / "share" / "opencode" / "opencode.db"
     add_part(db, 1001, "{not json")
     add_part(db, 1002, json.dumps({"type": "tool", "tool": "bash"}))
@@ -104,7 +104,7 @@ def digest(db: Path) -> list[str]:
 @pytest.mark.parametrize("journal", ["wal", "delete"])  # OpenCode's, and a rollback journal's locks
 def test_reading_writes_nothing_and_opencode_writes_on_while_the_audit_reads(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch, journal: str) -> None:
-    root, home = place(tmp_path, "plain")
+    _root, home = place(tmp_path, "plain")
     db = home / ".local" / "share" / "opencode" / "opencode.db"
     con = sqlite3.connect(db)
     con.execute(f"PRAGMA journal_mode = {journal}")
@@ -129,7 +129,7 @@ def test_reading_writes_nothing_and_opencode_writes_on_while_the_audit_reads(
 
 
 def test_a_database_a_writer_holds_is_still_read(tmp_path: Path) -> None:
-    root, home = place(tmp_path, "plain")
+    _root, home = place(tmp_path, "plain")
     db = home / ".local" / "share" / "opencode" / "opencode.db"
     writer = sqlite3.connect(db, isolation_level=None)
     writer.execute("BEGIN IMMEDIATE")  # OpenCode in the middle of a write
