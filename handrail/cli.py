@@ -16,6 +16,7 @@ from typing import Any, NoReturn
 import click
 
 from handrail import __version__
+from handrail.commands import audit as audit_cmd
 from handrail.commands import autonomy as autonomy_cmd
 from handrail.commands import events as events_cmd
 from handrail.commands import gate as gate_cmd
@@ -211,6 +212,12 @@ class UsageOneGroup(click.Group):
             raise
 
 
+def _audit_readers() -> list[str]:
+    from handrail.audit import READERS
+
+    return list(READERS)
+
+
 def _since(ctx: click.Context, param: click.Parameter, value: str | None) -> str | None:
     from handrail.records.events import parse_since
 
@@ -235,6 +242,20 @@ def _since(ctx: click.Context, param: click.Parameter, value: str | None) -> str
 def events_command(**kw: Any) -> None:
     """What handrail decided, was told and refused: the event log, newest last."""
     done(events_cmd.events(**kw))
+
+
+@cli.command("audit")
+@click.argument("paths", nargs=-1, type=click.Path(dir_okay=False))
+@click.option("--harness", type=click.Choice(["auto", *sorted(_audit_readers())]), default="auto", show_default=True,
+              help="Whose sessions: with no PATH, where that harness keeps them; with PATHs, how to read them.")
+@click.option("--since", callback=_since,
+              help="Only calls this recent: 30m, 2h, 7d, 1w, or an ISO 8601 time (UTC unless an offset is written).")
+@project_option
+@click.option("--json", "as_json", is_flag=True, help="The report as one JSON object.")
+def audit_command(**kw: Any) -> None:
+    """Replay past agent sessions through the current policy: what ran that it would refuse or ask a
+    human for, and what a hook refused at the time. Exit 0 nothing found, 1 findings, 2 error."""
+    done(audit_cmd.audit(**kw))
 
 
 @cli.command("notify", cls=UsageOneCommand)

@@ -31,6 +31,7 @@ from handrail.audit.calls import Call, Problem, Record, Unknown
 from handrail.audit.jsonl import first_records, inside, records
 
 HARNESS = "codex"
+READ_TYPES = frozenset({"session_meta", "turn_context", "response_item"})
 QUIET = frozenset({"event_msg", "world_state", "token_usage_record", "compacted"})
 QUIET_ITEMS = frozenset({"message", "reasoning", "web_search_call", "image_generation_call"})
 CALL_ITEMS = frozenset({"function_call", "custom_tool_call", "local_shell_call"})
@@ -99,8 +100,10 @@ def read_codex(path: str) -> Iterator[Record]:
         number, rec = item
         kind, payload = rec.get("type"), rec.get("payload")
         if not isinstance(payload, dict):
-            if kind not in QUIET:
-                yield Problem(path, number, f"{str(kind)[:60]}: no payload object")
+            if kind in READ_TYPES:
+                yield Problem(path, number, f"{kind}: no payload object")
+            elif kind not in QUIET:
+                yield Unknown(str(kind)[:80] if kind is not None else "(no type)")
             continue
         if kind == "session_meta":
             session = str(payload.get("id") or session)

@@ -69,6 +69,15 @@ def databases(home: str) -> list[str]:
     return [p for p in dict.fromkeys(found) if os.path.isfile(p)]
 
 
+def is_sqlite(path: str) -> bool:
+    """Whether `path` is an SQLite database, by the header every one opens with."""
+    try:
+        with open(path, "rb") as f:
+            return f.read(16) == b"SQLite format 3\0"
+    except OSError:
+        return False
+
+
 def connect(path: str) -> sqlite3.Connection:
     """The database, read-only: no write, no journal, no lock held past one statement."""
     uri = "file:" + urllib.parse.quote(os.path.abspath(path)) + "?mode=ro"

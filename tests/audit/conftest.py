@@ -1,5 +1,4 @@
-"""The audit tests import the client drivers and the scripted model server of tests/harnesses,
-and the session makers beside them."""
+"""The audit tests drive the real clients as the harness tests do, with their helpers."""
 
 from __future__ import annotations
 
@@ -7,4 +6,6 @@ import sys
 from pathlib import Path
 
 HERE = Path(__file__).parent
-sys.path[:0] = [str(HERE), str(HERE.parent / "harnesses")]
+for folder in (HERE, HERE.parent / "harnesses"):
+    if str(folder) not in sys.path:
+        sys.path.insert(0, str(folder))
