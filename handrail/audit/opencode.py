@@ -3,8 +3,9 @@
 Where (OpenCode 1.18.33, read from its binary): `$XDG_DATA_HOME/opencode/opencode.db`
 (`~/.local/share/opencode/` by default); a release channel other than latest, beta or prod
 writes `opencode-<channel>.db` beside it, and OPENCODE_DB names another file. One database
-holds every project's sessions: the finder lists a database that holds one of the project's,
-and each Call carries its session's folder, by which the replay keeps the project's own.
+holds every project's sessions: the finder names each of the project's as `DATABASE#SESSION`
+(the session's `directory` inside the project), and the reader reads that session alone; given
+a database's own path, it reads every session in it.
 
 What is read (tables and JSON fields as OpenCode 1.18.33 writes them):
   session   id, directory (where `opencode` ran), time_created (ms), version
@@ -42,6 +43,7 @@ from handrail.audit.jsonl import inside
 from handrail.hooks.pretool import EDIT, SHELL, Question
 
 HARNESS = "opencode"
+SESSION_MARK = "#"  # DATABASE#SESSION: one session of a database
 PAGE = 500  # rows per read: bounded memory, and no read held open while OpenCode writes
 # Part types OpenCode 1.18 writes that are no tool call: known, and skipped without a count.
 NOT_CALLS = frozenset({"text", "reasoning", "file", "step-start", "step-finish", "snapshot", "patch", "agent",
@@ -87,21 +89,31 @@ def connect(path: str) -> sqlite3.Connection:
 
 
 def find_opencode(project: str, home: str) -> list[str]:
-    """The OpenCode databases holding a session that ran inside `project`."""
+    """The OpenCode sessions that ran inside `project`, each as `DATABASE#SESSION`: one database
+    holds every project's sessions, and a session is what the report tells apart."""
     out = []
     for path in databases(home):
         try:
             conn = connect(path)
             try:
-                folders = [row[0] for row in conn.execute("SELECT DISTINCT directory FROM session")]
+                rows = conn.execute("SELECT id, directory FROM session ORDER BY time_created, id").fetchall()
             finally:
                 conn.close()
         except sqlite3.Error:
             out.append(path)  # the reader reports what is wrong with it, rather than hide it
             continue
-        if any(isinstance(f, str) and inside(f, project) for f in folders):
-            out.append(path)
+        out += [f"{path}{SESSION_MARK}{sid}" for sid, folder in rows
+                if isinstance(sid, str) and isinstance(folder, str) and inside(folder, project)]
     return out
+
+
+def split(path: str) -> tuple[str, str | None]:
+    """(database, session) of what `find_opencode` gives, or of a database's own path (every session)."""
+    if not os.path.isfile(path) and SESSION_MARK in path:
+        db, _, session = path.rpartition(SESSION_MARK)
+        if os.path.isfile(db):
+            return db, session
+    return path, None
 
 
 def iso(ms: object) -> str | None:
@@ -116,7 +128,9 @@ def iso(ms: object) -> str | None:
 
 
 def read_opencode(path: str) -> Iterator[Record]:
-    """Every tool call in an OpenCode database, session by session, in the order written."""
+    """The tool calls of one session (`DATABASE#SESSION`, as the finder names it) or of every
+    session in a database, in the order OpenCode wrote them."""
+    path, session = split(path)
     try:
         conn = connect(path)
         try:
@@ -128,20 +142,22 @@ def read_opencode(path: str) -> Iterator[Record]:
         yield Problem(path, None, f"not an OpenCode database OpenCode 1.18 writes: {e}")
         return
     try:
-        yield from _read(conn, path)
+        yield from _read(conn, path, session)
     except sqlite3.Error as e:
         yield Problem(path, None, f"the database could not be read to the end: {e}")
     finally:
         conn.close()
 
 
-def _read(conn: sqlite3.Connection, path: str) -> Iterator[Record]:
+def _read(conn: sqlite3.Connection, path: str, session: str | None) -> Iterator[Record]:
     sessions = {sid: folder for sid, folder in conn.execute("SELECT id, directory FROM session")}
     folders: dict[str, str | None] = {}  # message id -> its turn's folder, for the messages of one page
+    which = "" if session is None else "session_id = ? AND "
     last = 0
     while True:
         rows = conn.execute("SELECT rowid, id, message_id, session_id, time_created, data FROM part "
-                            "WHERE rowid > ? ORDER BY rowid LIMIT ?", (last, PAGE)).fetchall()
+                            f"WHERE {which}rowid > ? ORDER BY rowid LIMIT ?",
+                            (*((session,) if session is not None else ()), last, PAGE)).fetchall()
         if not rows:
             break
         last = rows[-1][0]
@@ -151,7 +167,7 @@ def _read(conn: sqlite3.Connection, path: str) -> Iterator[Record]:
                 folders[message_id] = _message_cwd(conn, message_id)
             cwd = folders[message_id] or sessions.get(session_id)
             yield from _part(path, rowid, str(part_id), str(session_id), created, data, cwd)
-    yield from _newer_store(conn)
+    yield from _newer_store(conn, session)
 
 
 def _message_cwd(conn: sqlite3.Connection, message_id: object) -> str | None:
@@ -165,10 +181,12 @@ def _message_cwd(conn: sqlite3.Connection, message_id: object) -> str | None:
     return cwd if isinstance(cwd, str) and cwd else None
 
 
-def _newer_store(conn: sqlite3.Connection) -> Iterator[Record]:
+def _newer_store(conn: sqlite3.Connection, session: str | None) -> Iterator[Record]:
     """Rows of `session_message`, a store OpenCode 1.18 creates and leaves empty: counted."""
+    which = "" if session is None else " WHERE session_id = ?"
     try:
-        counts = conn.execute("SELECT type, COUNT(*) FROM session_message GROUP BY type").fetchall()
+        counts = conn.execute(f"SELECT type, COUNT(*) FROM session_message{which} GROUP BY type",
+                              (session,) if session is not None else ()).fetchall()
     except sqlite3.Error:
         return  # an older database without the table
     for kind, n in counts:

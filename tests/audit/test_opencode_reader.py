@@ -9,7 +9,7 @@ import sqlite3
 from pathlib import Path
 
 import pytest
-from clientruns import CASES, DATA, laid, made, shown
+from clientruns import CASES, DATA, fixture, laid, made, shown, untokens
 from hookkit import needs_client
 
 from handrail.audit import READERS, opencode
@@ -28,7 +28,8 @@ def test_a_real_session_reads_to_the_calls_it_made(tmp_path: Path, case: str) ->
     root, home = place(tmp_path, case)
     find, read = READERS["opencode"]
     files = find(str(root), str(home))
-    assert files == [str(home / ".local" / "share" / "opencode" / "opencode.db")]
+    (session,) = json.loads((DATA / f"opencode-{case}.calls.json").read_text())[:1]
+    assert files == [str(home / ".local" / "share" / "opencode" / "opencode.db") + "#" + session["session"]]
     expected = json.loads((DATA / f"opencode-{case}.calls.json").read_text())
     assert shown(list(read(files[0])), root, home, exact=True) == expected
 
@@ -43,20 +44,36 @@ def test_the_unguarded_session_ran_what_the_guarded_one_was_refused() -> None:
         (c["kind"], c["command"], c["paths"]) for c in guarded]
 
 
-def test_the_finder_keeps_the_databases_with_a_session_inside_the_project(tmp_path: Path) -> None:
+def test_the_finder_keeps_the_sessions_that_ran_inside_the_project(tmp_path: Path) -> None:
     root, home = place(tmp_path, "plain")
-    db = str(home / ".local" / "share" / "opencode" / "opencode.db")
-    assert opencode.find_opencode(str(root.parent), str(home)) == [db]  # the session ran below it
+    (found,) = opencode.find_opencode(str(root.parent), str(home))  # the session ran below it
+    assert found.startswith(str(home / ".local" / "share" / "opencode" / "opencode.db") + "#ses_")
     assert opencode.find_opencode(str(root / "src"), str(home)) == []  # it ran above this one
     assert opencode.find_opencode(str(tmp_path / "work" / "proj"), str(home)) == []  # a name's prefix is no folder
     assert opencode.find_opencode(str(root), str(tmp_path / "nobody")) == []
+
+
+def test_one_database_holds_two_projects_and_each_gets_its_own_session(tmp_path: Path) -> None:
+    root, home = place(tmp_path, "plain")
+    other = tmp_path / "work" / "other"
+    db = home / ".local" / "share" / "opencode" / "opencode.db"
+    rows = [x for x in fixture("opencode", "guarded").read_text().splitlines() if x.startswith("INSERT")]
+    con = sqlite3.connect(db)
+    con.executescript(untokens("\n".join(rows), other, home))
+    con.close()
+    mine, theirs = opencode.find_opencode(str(root), str(home)), opencode.find_opencode(str(other), str(home))
+    assert len(mine) == len(theirs) == 1 and mine != theirs
+    outcomes = [[c.outcome for c in opencode.read_opencode(f) if isinstance(c, Call)] for f in (mine[0], theirs[0])]
+    assert outcomes == [["ok"] * 5, ["hook_denied"] * 3 + ["ok"] * 2]
+    assert len([c for c in opencode.read_opencode(str(db)) if isinstance(c, Call)]) == 10  # the database: both
 
 
 def test_a_channel_database_is_found_too(tmp_path: Path) -> None:
     root, home = place(tmp_path, "plain")
     data = home / ".local" / "share" / "opencode"
     (data / "opencode.db").rename(data / "opencode-dev.db")
-    assert opencode.find_opencode(str(root), str(home)) == [str(data / "opencode-dev.db")]
+    (found,) = opencode.find_opencode(str(root), str(home))
+    assert found.startswith(str(data / "opencode-dev.db") + "#")
 
 
 def add_part(db: Path, rowid: int, data: str, session: str = "ses_x", message: str = "msg_x") -> None:
