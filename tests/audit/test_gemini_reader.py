@@ -102,7 +102,8 @@ def tool_call(ident: str, name: str, args: dict, status: str, error: str | None 
 def test_a_persons_refusal_and_a_policy_rule_are_told_apart_from_errors(tmp_path: Path) -> None:
     root, home = tmp_path / "project", tmp_path / "home"
     root.mkdir()
-    calls = [tool_call("a", "run_shell_command", {"command": "git push --force"}, "cancelled", "User denied execution."),
+    calls = [tool_call("a", "run_shell_command", {"command": "git push --force"}, "cancelled",
+                       "User denied execution."),
              tool_call("b", "run_shell_command", {"command": "rm -rf /"}, "error",
                        "Tool execution denied by policy. Not on this machine."),
              tool_call("c", "replace", {"file_path": "src/gone.py", "old_string": "a", "new_string": "b"}, "error",
