@@ -132,11 +132,15 @@ def find_gemini(project: str, home: str) -> list[str]:
 
 
 def _cwd_of(path: str) -> str | None:
-    """The project folder of a session file at `…/tmp/<id>/chats/session-….jsonl`."""
-    session_dir = os.path.dirname(os.path.dirname(os.path.abspath(path)))
+    """The project folder of a session file at `…/tmp/<id>/chats/session-….jsonl`; None for a
+    copy kept elsewhere, or an older hash id (the folder is known only to who hashed it)."""
+    chats = os.path.dirname(os.path.abspath(path))
+    if os.path.basename(chats) != "chats":
+        return None
+    session_dir = os.path.dirname(chats)
     root = folder_of(session_dir)
     if root is None and len(os.path.basename(session_dir)) == 64:
-        return None  # an older hash id: the folder is known only to who hashed it
+        return None
     return root
 
 

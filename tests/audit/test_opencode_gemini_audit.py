@@ -93,3 +93,16 @@ def test_a_session_of_another_project_in_the_same_home_is_left_out(tmp_path: Pat
     laid("gemini", "plain", other, home)
     code, report = audit(root, home)
     assert code == 0 and report["sessions"] == []
+
+
+def test_a_copy_named_on_the_command_line_is_read_as_its_harnesss(tmp_path: Path) -> None:
+    root, home = scene(tmp_path)
+    laid("opencode", "plain", root, home)
+    laid("gemini", "plain", root, home)
+    copies = {"opencode": tmp_path / "kept.db", "gemini": tmp_path / "kept.jsonl"}
+    copies["opencode"].write_bytes((home / ".local" / "share" / "opencode" / "opencode.db").read_bytes())
+    copies["gemini"].write_bytes(next((home / ".gemini" / "tmp" / "project" / "chats").glob("*")).read_bytes())
+    for harness, copy in copies.items():
+        code, report = audit(root, tmp_path / "nobody", str(copy))
+        (session,) = report["sessions"]
+        assert code == 1 and session["harness"] == harness and session["file"] == str(copy)
