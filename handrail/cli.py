@@ -17,6 +17,7 @@ import click
 
 from handrail import __version__
 from handrail.commands import autonomy as autonomy_cmd
+from handrail.commands import ci as ci_cmd
 from handrail.commands import events as events_cmd
 from handrail.commands import gate as gate_cmd
 from handrail.commands import githooks, setup
@@ -396,6 +397,20 @@ def uninstall_hooks_cmd(**kw: Any) -> None:
 def guard(**kw: Any) -> None:
     """The rules in force here: each path rule, whom it binds, where it comes from."""
     done(guard_cmd.guard(**kw))
+
+
+@cli.command("ci")
+@click.option("--base", help="Judge the commits after this one (default: from the CI engine's event, else origin/main).")
+@click.option("--head", help="... up to this one (default: the engine's, else HEAD).")
+@click.option("--format", "output_format", type=click.Choice(ci_cmd.FORMATS), default="text", show_default=True,
+              help="The report: for a person, one JSON object, or SARIF 2.1.0 for code scanning.")
+@click.option("--output", type=click.Path(dir_okay=False),
+              help="Write the report there (the text report still goes to stdout).")
+@click.option("--require-attribution", is_flag=True, help="A commit that carries no mark of who made it is a finding.")
+@project_option
+def ci_command(**kw: Any) -> None:
+    """The git rules over a pull request's commits: exit 0 clean, 1 findings, 2 error."""
+    done(ci_cmd.ci(**kw))
 
 
 # ----------------------------------------------------------------------------- living memory

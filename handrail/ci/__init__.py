@@ -1,1 +1,1 @@
-"""`handrail ci`: the git rules over a pull request's commits, on the CI engine a team runs."""
+"""`handrail ci`: the git rules over a pull request's commits, where no agent holds the shell."""
