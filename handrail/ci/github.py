@@ -1,7 +1,7 @@
 """A `handrail ci` report on GitHub Actions: the job summary and error annotations.
 
 The summary is Markdown appended to the file `GITHUB_STEP_SUMMARY` names (one table:
-commit, made by, file, rule, what to do). Annotations are workflow commands printed on
+commit, made by, file, the rule and what it found, what to do). Annotations are workflow commands printed on
 stdout, `::error file=F,line=L,title=T::MESSAGE`, escaped as GitHub documents them (and
 its toolkit does, `escapeData`/`escapeProperty`): `%`, `\\r`, `\\n` in the message, and
 also `:` and `,` in a property, which would end it.
@@ -9,12 +9,29 @@ also `:` and `,` in a property, which would end it.
 
 # No `from __future__ import annotations`: it would shadow `annotations()` below, and
 # every hint here is valid at run time on Python 3.11.
+import secrets
 from collections.abc import Mapping
 from typing import Any
 
 from handrail.ci import locate, sarif
+from handrail.errors import HandrailError
 
 SUMMARY_VARIABLE = "GITHUB_STEP_SUMMARY"
+ACTIONS_VARIABLE = "GITHUB_ACTIONS"
+
+
+def on_actions(env: Mapping[str, str]) -> bool:
+    return env.get(ACTIONS_VARIABLE) == "true"
+
+
+def inert(text: str) -> str:
+    """Text the runner must not read as workflow commands, between `::stop-commands::`
+    and its token. The report quotes what commits carry (summaries, paths, messages): a
+    path named `x\n::add-mask::…`, or `##[error]`, which the runner's older parser finds
+    anywhere in a line, would otherwise be a command an agent's commit gave the job. The
+    token is random per run, so no commit can end the block early."""
+    token = secrets.token_hex(16)
+    return f"::stop-commands::{token}\n{text}\n::{token}::"
 
 
 def escape_data(text: str) -> str:
@@ -59,8 +76,8 @@ def summary_markdown(report: Mapping[str, Any]) -> str:
             where = f.get("path") or ""
             if where and f.get("line"):
                 where = f"{where}:{f['line']}"
-            cells = [f"`{locate.short(commit)}`" if commit else "", cell(made), _code(where), cell(str(f.get("rule"))),
-                     cell(f"{f.get('message')}. {f.get('fix') or ''}".strip())]
+            cells = [f"`{locate.short(commit)}`" if commit else "", cell(made), _code(where),
+                     f"`{cell(str(f.get('rule')))}`: {cell(str(f.get('message')))}", cell(str(f.get("fix") or ""))]
             out.append("| " + " | ".join(cells) + " |")
     return "\n".join(out) + "\n"
 
@@ -83,6 +100,9 @@ def write_summary(report: Mapping[str, Any], env: Mapping[str, str]) -> str | No
     path = env.get(SUMMARY_VARIABLE)
     if not path:
         return None
-    with open(path, "a", encoding="utf-8") as f:
-        f.write(summary_markdown(report))
+    try:
+        with open(path, "a", encoding="utf-8") as f:
+            f.write(summary_markdown(report))
+    except OSError as e:
+        raise HandrailError(f"{path}: cannot append the job summary ({SUMMARY_VARIABLE}): {e.strerror}") from None
     return path

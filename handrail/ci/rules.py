@@ -2,16 +2,18 @@
 explains a rule (SARIF's `rules[]`, the job summary's links, GitLab's check names).
 
 The first six are the git hooks' own (policy/gitrules.py `RULES`, whose wording is
-reused here); the last three exist only where a range of commits is judged.
+reused here; ci/judge.py leaves `human_gate` and `publish` to the local hooks, but a
+report may still carry them); `policy_change` is gitrules' too, and `rewrite` and
+`unattributed` exist only where a range of commits is judged (ci/judge.py).
 """
 
 from __future__ import annotations
 
 from typing import NamedTuple
 
+from handrail.ci.judge import REWRITE, UNATTRIBUTED
 from handrail.policy import gitrules
-
-POLICY_CHANGE, REWRITE, UNATTRIBUTED = "policy_change", "rewrite", "unattributed"
+from handrail.policy.gitrules import POLICY_CHANGE
 
 
 class Rule(NamedTuple):
@@ -51,18 +53,18 @@ RULES: tuple[Rule, ...] = (
     Rule(POLICY_CHANGE, "PolicyChange", "A commit changes the policy, the git hooks or a harness's permissions",
          "a change to the autonomy protocol, the task contracts, the git hooks or a harness's permission "
          "and hook files changes what agents may do, and is a human's call",
-         "A human reviews the change to the guardrails; an agent's commit of these files is refused "
-         "locally, so find out how it was made."),
+         "A reviewer who is not the change's author checks it before it is merged; an agent's commit of "
+         "these files is refused locally, so an agent's one here went around the hooks."),
     Rule(REWRITE, "Rewrite", "The branch's history was rewritten (a force push)",
          "the engine reports that the pushed branch does not contain the commit it held before: "
          "commits were dropped or replaced",
-         "Check what the rewrite removed (the previous head is in the report); a human force-pushes "
-         "on purpose, an agent's force push needs the publish gate."),
-    Rule(UNATTRIBUTED, "Unattributed", "A commit whose author handrail cannot tell (--require-attribution)",
-         "with --require-attribution, every commit must say whether an agent or a human made it: "
-         "handrail's own trailer, a harness's marker, or a human's hook",
-         "Commit through handrail's hooks (handrail install-hooks), so that each commit records who made "
-         "it; or drop --require-attribution."),
+         "A human checks what the rewrite dropped or changed (the finding names the old tip), and "
+         "protects the branch against force pushes."),
+    Rule(UNATTRIBUTED, "Unattributed", "A commit that carries no mark of who made it (--require-attribution)",
+         "with --require-attribution, every commit must carry a mark of who made it: handrail's own "
+         "trailer or a harness's trailer or name",
+         "The maker amends the commit with an attribution trailer, or a human takes it over (the finding "
+         "names the commit)."),
 )
 
 BY_ID = {rule.id: rule for rule in RULES}

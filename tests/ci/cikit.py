@@ -2,9 +2,76 @@
 
 from __future__ import annotations
 
+import json
+import os
+import re
+import subprocess
+import sys
+import sysconfig
+from pathlib import Path
 from typing import Any
 
+import jsonschema
+
 from handrail.ci import rules
+
+ROOT = Path(__file__).resolve().parents[2]
+SCHEMA = json.loads((ROOT / "tests" / "data" / "sarif-schema-2.1.0.json").read_text(encoding="utf-8"))
+
+# jsonschema checks neither `uri` nor `uri-reference` without an optional package: RFC 3986's
+# characters (unreserved, reserved, a valid %XX) are checked here, and `uri` needs a scheme.
+_URI_CHARS = re.compile(r"(?:[A-Za-z0-9\-._~:/?#\[\]@!$&'()*+,;=]|%[0-9A-Fa-f]{2})*")
+FORMATS = jsonschema.FormatChecker()
+
+
+@FORMATS.checks("uri-reference")
+def _uri_reference(value: object) -> bool:
+    return not isinstance(value, str) or bool(_URI_CHARS.fullmatch(value))
+
+
+@FORMATS.checks("uri")
+def _uri(value: object) -> bool:
+    return not isinstance(value, str) or bool(_URI_CHARS.fullmatch(value) and re.match(r"[A-Za-z][\w+.-]*:", value))
+
+
+def valid(log: dict[str, Any]) -> dict[str, Any]:
+    """`log`, once the official SARIF 2.1.0 schema finds nothing wrong with it."""
+    errors = sorted(jsonschema.Draft4Validator(SCHEMA, format_checker=FORMATS).iter_errors(log), key=str)
+    assert not errors, "\n".join(f"{list(e.absolute_path)}: {e.message}" for e in errors)
+    return log
+
+
+def snapshot(parent: Path) -> Path:
+    """What an engine checks out of handrail: the package, its build files and its
+    integrations (action.yml, ci/), copied without build leftovers."""
+    import shutil
+
+    src = parent / "handrail-src"
+    ignore = shutil.ignore_patterns("__pycache__", "*.pyc", "*.egg-info")
+    shutil.copytree(ROOT / "handrail", src / "handrail", ignore=ignore)
+    shutil.copytree(ROOT / "ci", src / "ci", ignore=ignore)
+    for name in ("pyproject.toml", "README.md", "action.yml", ".pre-commit-hooks.yaml"):
+        shutil.copy(ROOT / name, src / name)
+    return src
+
+
+def fresh_python(parent: Path) -> Path:
+    """A new virtual environment without handrail, as a CI image has: its `bin/`. The
+    dependencies this test run has are lent to it (a `.pth` of links to them, handrail's
+    own left out), so installing handrail there builds the checkout without downloading them."""
+    venv = parent / "engine-python"
+    subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True, capture_output=True)
+    lent = parent / "lent-packages"
+    lent.mkdir()
+    ours = sysconfig.get_paths()["purelib"]
+    for entry in os.listdir(ours):
+        if not entry.lower().startswith(("handrail", "__editable__")) and not entry.endswith(".pth"):
+            os.symlink(os.path.join(ours, entry), lent / entry)
+    python = venv / "bin" / "python"
+    purelib = subprocess.run([str(python), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
+                             check=True, capture_output=True, text=True).stdout.strip()
+    Path(purelib, "lent-packages.pth").write_text(f"{lent}\n", encoding="utf-8")
+    return venv / "bin"
 
 BASE, HEAD = "1" * 40, "2" * 40
 AGENT_COMMIT, HUMAN_COMMIT, UNKNOWN_COMMIT = "a" * 40, "b" * 40, "c" * 40

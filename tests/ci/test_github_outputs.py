@@ -63,11 +63,11 @@ def test_the_summary_is_one_table_row_per_finding(tmp_path: Path) -> None:
     header = lines.index("| commit | made by | file | rule | what to do |")
     rows = lines[header + 2:]
     assert len(rows) == len(rep["findings"])
-    secret = next(r for r in rows if "| secret |" in r)
+    secret = next(r for r in rows if "| `secret`:" in r)
     cells = [c.strip() for c in secret.strip("|").split(" | ")]
-    assert cells == [f"`{AGENT_COMMIT[:12]}`", "agent (claude)", "`config/settings.py:7`", "secret",
-                     "an AWS access key. fix secret"]
-    unattributed = next(r for r in rows if "| unattributed |" in r)
+    assert cells == [f"`{AGENT_COMMIT[:12]}`", "agent (claude)", "`config/settings.py:7`",
+                     "`secret`: an AWS access key", "fix secret"]
+    unattributed = next(r for r in rows if "| `unattributed`:" in r)
     assert f"`{UNKNOWN_COMMIT[:12]}` | unknown |" in unattributed
 
 

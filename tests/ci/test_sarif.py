@@ -1,44 +1,17 @@
 """`handrail ci`'s SARIF, validated against the official SARIF 2.1.0 JSON Schema
-(tests/data/sarif-schema-2.1.0.json, the OASIS errata01 schema) and held to what
-GitHub code scanning needs: a location on every result, stable fingerprints."""
+(tests/data/sarif-schema-2.1.0.json, the OASIS errata01 schema: cikit.valid) and held to
+what GitHub code scanning needs: a location on every result, stable fingerprints."""
 
 from __future__ import annotations
 
-import json
-import re
-from pathlib import Path
 from typing import Any
 
-import jsonschema
 import pytest
-from cikit import AGENT_COMMIT, HUMAN_COMMIT, every_rule, finding, report
+from cikit import AGENT_COMMIT, HUMAN_COMMIT, every_rule, finding, report, valid
 
 from handrail import __version__
 from handrail.ci import rules
 from handrail.ci.sarif import to_sarif
-
-SCHEMA = json.loads((Path(__file__).parents[1] / "data" / "sarif-schema-2.1.0.json").read_text(encoding="utf-8"))
-
-# jsonschema checks neither `uri` nor `uri-reference` without an optional package: RFC 3986's
-# characters (unreserved, reserved, a valid %XX) are checked here, and `uri` needs a scheme.
-_URI_CHARS = re.compile(r"(?:[A-Za-z0-9\-._~:/?#\[\]@!$&'()*+,;=]|%[0-9A-Fa-f]{2})*")
-FORMATS = jsonschema.FormatChecker()
-
-
-@FORMATS.checks("uri-reference")
-def _uri_reference(value: object) -> bool:
-    return not isinstance(value, str) or bool(_URI_CHARS.fullmatch(value))
-
-
-@FORMATS.checks("uri")
-def _uri(value: object) -> bool:
-    return not isinstance(value, str) or bool(_URI_CHARS.fullmatch(value) and re.match(r"[A-Za-z][\w+.-]*:", value))
-
-
-def valid(log: dict[str, Any]) -> dict[str, Any]:
-    errors = sorted(jsonschema.Draft4Validator(SCHEMA, format_checker=FORMATS).iter_errors(log), key=str)
-    assert not errors, "\n".join(f"{list(e.absolute_path)}: {e.message}" for e in errors)
-    return log
 
 
 def test_a_report_with_every_rule_is_valid_sarif_with_one_result_per_finding() -> None:
