@@ -6,52 +6,9 @@ from __future__ import annotations
 import json
 import re
 from pathlib import Path
-from typing import NamedTuple
 
-import pytest
-from cikit import valid
-from helpers import git, prepared, run_handrail
-
-from handrail.records import task_states
-
-CLAUDE = "\n\nCo-Authored-By: Claude <noreply@anthropic.com>"
-# A file name with a line break, as git allows: in the log, the text after it starts a line.
-INJECTED = "notes\n::warning title=x::injected by a commit"
-
-
-class Branches(NamedTuple):
-    repo: Path
-    base: str
-    agent: str      # an agent's commits: a secret, a loosened policy, a file named to inject commands
-    human: str      # a clean commit
-
-
-@pytest.fixture
-def branches(repo: Path) -> Branches:
-    prepared(repo, ("init",))
-    task_states.new_task(str(repo), "login", phase="implement")
-    git(repo, "add", "-A")
-    git(repo, "commit", "-q", "--no-verify", "-m", "guarded")
-    base = git(repo, "rev-parse", "HEAD").stdout.strip()
-    git(repo, "checkout", "-q", "-b", "agent")
-    (repo / "src").mkdir()
-    (repo / "src" / "config.py").write_text('TOKEN = "ghp_' + "a" * 36 + '"\n', encoding="utf-8")
-    (repo / INJECTED).write_text('KEY = "AKIA' + "B" * 16 + '"\n', encoding="utf-8")
-    git(repo, "add", "-A")
-    git(repo, "commit", "-q", "--no-verify", "-m", "Add the config" + CLAUDE)
-    protocol = repo / ".handrail" / "autonomy-protocol.json"
-    loosened = protocol.read_text(encoding="utf-8").replace('"git status *",', '"git status *", "deploy-prod *",')
-    protocol.write_text(loosened, encoding="utf-8")
-    git(repo, "add", "-A")
-    git(repo, "commit", "-q", "--no-verify", "-m", "Let deploy-prod run" + CLAUDE)
-    agent = git(repo, "rev-parse", "HEAD").stdout.strip()
-    git(repo, "checkout", "-q", "-b", "human", base)
-    (repo / "src").mkdir(exist_ok=True)
-    (repo / "src" / "app.py").write_text("print('hello')\n", encoding="utf-8")
-    git(repo, "add", "src/app.py")
-    git(repo, "commit", "-q", "--no-verify", "-m", "Say hello")
-    human = git(repo, "rev-parse", "HEAD").stdout.strip()
-    return Branches(repo, base, agent, human)
+from cikit import Branches, valid
+from helpers import run_handrail
 
 
 def test_sarif_goes_to_the_output_file_and_the_log_gets_the_text(branches: Branches, tmp_path: Path) -> None:
