@@ -400,8 +400,7 @@ def guard(**kw: Any) -> None:
 
 
 @cli.command("ci")
-@click.option("--base",
-              help="Judge the commits after this one (default: from the CI engine's event, else origin/main).")
+@click.option("--base", help="Judge the commits after this one (default: the CI engine's event, else origin/main).")
 @click.option("--head", help="... up to this one (default: the engine's, else HEAD).")
 @click.option("--format", "output_format", type=click.Choice(ci_cmd.FORMATS), default="text", show_default=True,
               help="The report: for a person, one JSON object, SARIF 2.1.0 for code scanning, or "

@@ -60,11 +60,12 @@ def summary_markdown(report: Mapping[str, Any]) -> str:
     counts = report.get("counts") or {}
     commits, findings = counts.get("commits", 0), counts.get("findings", 0)
     agent, unknown = counts.get("agent_commits", 0), counts.get("unknown_commits", 0)
+    human = commits - agent - unknown
     base, head = locate.short(report.get("base")), locate.short(report.get("head"))
     verdict = "clean" if report.get("result") == "clean" else f"{findings} finding{'s' * (findings != 1)}"
     out = [f"### handrail ci: {verdict}", "",
            f"{commits} commit{'s' * (commits != 1)} in `{base}..{head}` (range from {report.get('range_from')}): "
-           f"{agent} by an agent, {unknown} unknown."]
+           f"{agent} by an agent, {human} by a human (signed), {unknown} unknown."]
     if report.get("rewritten"):
         out.append("The branch was rewritten: the engine says it no longer holds the commit it held before.")
     if report.get("findings"):

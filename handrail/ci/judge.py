@@ -18,9 +18,12 @@ approval is local state no commit carries, so CI judges neither (pre-push does n
 judge `human_gate` either): the reviewer's approval of the pull request is the human
 step on this side of the boundary.
 
-Who made a commit: `agent` where the commit carries an agent's mark, else `unknown`:
-nothing a commit can carry proves a human made it (any trailer or name an agent's
-process can write too), so no commit is called `human` on its word.
+Who made a commit: `agent` where the commit carries an agent's mark; `human` where it
+carries a signature the job's git verifies (a key the team lists in the job's keyring or
+`gpg.ssh.allowedSignersFile`): the one record a person's tools make that an agent cannot
+write into a commit without that person's key; else `unknown`. No trailer or name makes
+a commit a human's: an agent's process can write any of them. Both `human` and `unknown`
+commits are bound as a human's, as pre-push binds them.
 """
 
 from __future__ import annotations
@@ -38,7 +41,7 @@ from handrail.policy.authorship import Maker, made_by
 
 VERSION = 1
 REWRITE, UNATTRIBUTED = "rewrite", "unattributed"
-AGENT, UNKNOWN = "agent", "unknown"
+AGENT, HUMAN, UNKNOWN = "agent", "human", "unknown"
 
 
 def judge(repo: pygit2.Repository, rng: ranges.Range, *, require_attribution: bool = False) -> dict[str, Any]:
@@ -54,11 +57,13 @@ def judge(repo: pygit2.Repository, rng: ranges.Range, *, require_attribution: bo
     for oid in commits:
         message, author, committer = git.commit_people(repo, oid)
         maker = made_by(message, author, committer)
-        who = AGENT if maker else UNKNOWN
+        signed = None if maker else git.good_signature(repo, oid)
+        who = AGENT if maker else HUMAN if signed else UNKNOWN
         entries.append({"commit": oid, "summary": _first_line(message), "author": author, "made_by": who,
-                        "agent": maker.name if maker else None, "evidence": maker.evidence if maker else None})
+                        "agent": maker.name if maker else None,
+                        "evidence": maker.evidence if maker else f"signature: {signed}" if signed else None})
         findings += [_finding(p, oid, who) for p in _problems(repo, oid, policies, trees, maker)]
-        if require_attribution and maker is None:
+        if require_attribution and who == UNKNOWN:
             findings.append(_unattributed(oid, _first_line(message)))
     agents = sum(1 for e in entries if e["made_by"] == AGENT)
     return {
@@ -111,8 +116,9 @@ def _rewrite(rng: ranges.Range) -> dict[str, Any]:
 def _unattributed(oid: str, summary: str) -> dict[str, Any]:
     return {"rule": UNATTRIBUTED, "commit": oid, "path": None, "line": None,
             "message": f"commit {oid[:7]} {summary!r} carries no mark of who made it",
-            "fix": f"the maker amends it with an attribution trailer (Handrail-Agent: … for an agent's work), "
-                   f"or a human takes it over: git rebase -i {oid[:7]}^",
+            "fix": f"a human signs it with a key this job trusts (git commit --amend -S, or git rebase -i "
+                   f"--exec 'git commit --amend --no-edit -S' {oid[:7]}^), or an agent's commit carries its "
+                   f"trailer (Handrail-Agent: …, which handrail's prepare-commit-msg hook writes)",
             "source": "--require-attribution (handrail attribution rule); binds everyone", "made_by": UNKNOWN}
 
 

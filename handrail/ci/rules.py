@@ -61,10 +61,10 @@ RULES: tuple[Rule, ...] = (
          "A human checks what the rewrite dropped or changed (the finding names the old tip), and "
          "protects the branch against force pushes."),
     Rule(UNATTRIBUTED, "Unattributed", "A commit that carries no mark of who made it (--require-attribution)",
-         "with --require-attribution, every commit must carry a mark of who made it: handrail's own "
-         "trailer or a harness's trailer or name",
-         "The maker amends the commit with an attribution trailer, or a human takes it over (the finding "
-         "names the commit)."),
+         "with --require-attribution, every commit must say who made it: an agent's trailer or name, "
+         "or a human's signature made with a key the job's git verifies",
+         "A human signs the commit with a key the job trusts (git commit --amend -S), or an agent's commit "
+         "carries its trailer (handrail's prepare-commit-msg hook writes it)."),
 )
 
 BY_ID = {rule.id: rule for rule in RULES}

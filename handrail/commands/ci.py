@@ -75,9 +75,11 @@ def text_lines(found: dict[str, Any]) -> list[str]:
     """What a person reads in the job's log: each commit with findings, then each finding
     with its file, rule and what to do; then one line with the outcome."""
     counts = found["counts"]
+    humans = counts["commits"] - counts["agent_commits"] - counts["unknown_commits"]
     lines = [f"handrail ci: {counts['commits']} commit{'s' if counts['commits'] != 1 else ''} in "
              f"{found['base'][:7]}..{found['head'][:7]} (range from {found['range_from']}): "
-             f"{counts['agent_commits']} by an agent, {counts['unknown_commits']} unknown"]
+             f"{counts['agent_commits']} by an agent, {humans} by a human (signed), "
+             f"{counts['unknown_commits']} unknown"]
     by_commit: dict[str | None, list[dict[str, Any]]] = {}
     for f in found["findings"]:
         by_commit.setdefault(f["commit"], []).append(f)
@@ -87,7 +89,8 @@ def text_lines(found: dict[str, Any]) -> list[str]:
         if c is None:
             lines.append("\nthe range")
         else:
-            who = f"made by an agent ({c['evidence']})" if c["made_by"] == "agent" else f"made by {c['made_by']}"
+            who = {"agent": f"made by an agent ({c['evidence']})", "human": f"made by a human ({c['evidence']})"
+                   }.get(c["made_by"], "maker unknown")
             lines.append(f"\ncommit {oid[:7] if oid else ''} {c['summary'][:60]!r}, {c['author']}, {who}")
         for f in findings:
             where = f["path"] + (f":{f['line']}" if f["line"] is not None else "") if f["path"] else ""

@@ -7,8 +7,8 @@ import json
 import re
 from pathlib import Path
 
-from cikit import Branches, valid
 from helpers import run_handrail
+from outkit import Branches, valid
 
 
 def test_sarif_goes_to_the_output_file_and_the_log_gets_the_text(branches: Branches, tmp_path: Path) -> None:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from cikit import AGENT_COMMIT, UNKNOWN_COMMIT, every_rule, finding, report
+from outkit import AGENT_COMMIT, UNKNOWN_COMMIT, every_rule, finding, report
 
 from handrail.ci import github
 
@@ -81,7 +81,8 @@ def test_table_cells_cannot_break_the_table_or_hide_as_html() -> None:
 def test_a_clean_report_says_so_without_a_table() -> None:
     text = github.summary_markdown(report([]))
     assert text.startswith("### handrail ci: clean\n") and "|" not in text
-    assert "3 commits in `111111111111..222222222222`" in text and "1 by an agent, 1 unknown" in text
+    assert "3 commits in `111111111111..222222222222`" in text
+    assert "1 by an agent, 1 by a human (signed), 1 unknown" in text
 
 
 def test_the_summary_is_appended_to_the_file_github_names(tmp_path: Path) -> None:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 
-from cikit import every_rule, finding, report
+from outkit import every_rule, finding, report
 
 from handrail.ci.gitlab import code_quality
 

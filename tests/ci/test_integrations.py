@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 import yaml
-from cikit import ROOT, Branches, fresh_python, snapshot, valid
+from outkit import ROOT, Branches, fresh_python, snapshot, valid
 
 pytestmark = [pytest.mark.slow]  # each builds and installs handrail with pip (about 15 s)
 

@@ -1,5 +1,5 @@
 """`handrail ci`'s SARIF, validated against the official SARIF 2.1.0 JSON Schema
-(tests/data/sarif-schema-2.1.0.json, the OASIS errata01 schema: cikit.valid) and held to
+(tests/data/sarif-schema-2.1.0.json, the OASIS errata01 schema: outkit.valid) and held to
 what GitHub code scanning needs: a location on every result, stable fingerprints."""
 
 from __future__ import annotations
@@ -7,7 +7,7 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from cikit import AGENT_COMMIT, HUMAN_COMMIT, every_rule, finding, report, valid
+from outkit import AGENT_COMMIT, HUMAN_COMMIT, every_rule, finding, report, valid
 
 from handrail import __version__
 from handrail.ci import rules
