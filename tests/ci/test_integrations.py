@@ -135,3 +135,19 @@ def test_the_gitlab_job_without_an_install_source_says_so(branches: Branches, tm
     r = gitlab_job(branches, tmp_path, branches.human)
     assert r.returncode == 2 and "set HANDRAIL_INSTALL" in r.stderr
     assert not (branches.repo / "handrail-ci.json").exists()
+
+
+def readme_blocks() -> list[Any]:
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    section = readme[readme.index("\n## In CI\n"):]
+    section = section[:section.index("\n## ", 1)]
+    return [yaml.safe_load(block) for block in re.findall(r"```yaml\n(.*?)```", section, re.S)]
+
+
+def test_the_readmes_workflow_and_include_use_what_the_integrations_declare() -> None:
+    workflow, include = readme_blocks()
+    steps = workflow["jobs"]["handrail"]["steps"]
+    assert steps[0]["uses"].startswith("actions/checkout@") and steps[0]["with"]["fetch-depth"] == 0
+    assert set(steps[1]["with"]) <= set(ACTION["inputs"])
+    assert include["include"][0]["remote"].endswith("/ci/gitlab/handrail.gitlab-ci.yml")
+    assert set(include["variables"]) <= set(GITLAB["handrail-ci"]["variables"])
