@@ -56,6 +56,16 @@ def annotations(report: Mapping[str, Any]) -> list[str]:
     return lines
 
 
+def error_annotation(message: str) -> str:
+    """The one annotation of a check that could not judge (exit 2): the line that names the fix."""
+    return f"::error title={escape_property('handrail ci: error')}::{escape_data(message)}"
+
+
+# GitHub takes at most 1 MiB of summary per step and drops the whole of a larger one: a
+# range with thousands of findings gets its first rows and a count of the rest.
+MAX_ROWS = 300
+
+
 def summary_markdown(report: Mapping[str, Any]) -> str:
     counts = report.get("counts") or {}
     commits, findings = counts.get("commits", 0), counts.get("findings", 0)
@@ -71,7 +81,7 @@ def summary_markdown(report: Mapping[str, Any]) -> str:
     if report.get("findings"):
         agents = locate.agents(report)
         out += ["", "| commit | made by | file | rule | what to do |", "|---|---|---|---|---|"]
-        for f in report["findings"]:
+        for f in report["findings"][:MAX_ROWS]:
             commit = f.get("commit")
             made = locate.who({"made_by": f.get("made_by"), "agent": agents.get(str(commit))})
             where = f.get("path") or ""
@@ -80,6 +90,9 @@ def summary_markdown(report: Mapping[str, Any]) -> str:
             cells = [f"`{locate.short(commit)}`" if commit else "", cell(made), _code(where),
                      f"`{cell(str(f.get('rule')))}`: {cell(str(f.get('message')))}", cell(str(f.get("fix") or ""))]
             out.append("| " + " | ".join(cells) + " |")
+        if len(report["findings"]) > MAX_ROWS:
+            out += ["", f"… and {len(report['findings']) - MAX_ROWS} more: every finding is in the job's log "
+                        "and in the report (`--format json` or `sarif`)."]
     return "\n".join(out) + "\n"
 
 

@@ -32,7 +32,13 @@ def ci(*, project: str, base: str | None, head: str | None, output_format: str, 
     if base is None and head is None and os.environ.get("PRE_COMMIT_FROM_REF"):
         # `pre-commit run --from-ref A --to-ref B` hands its flags over as these variables
         base, head = os.environ["PRE_COMMIT_FROM_REF"], os.environ.get("PRE_COMMIT_TO_REF") or None
-    found = judge(repo, ranges.find(repo, os.environ, base, head), require_attribution=require_attribution)
+    try:
+        found = judge(repo, ranges.find(repo, os.environ, base, head), require_attribution=require_attribution)
+    except HandrailError as e:
+        if github.on_actions(os.environ):
+            # the pull request's checks page then says why the job stopped, not only its log
+            echo(github.error_annotation(str(e)), err=True)
+        raise
     text = rendered(found, output_format)
     if output is not None:
         from handrail.fsio import atomic_write

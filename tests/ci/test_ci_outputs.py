@@ -107,3 +107,12 @@ def test_the_pre_commit_frameworks_refs_are_the_range(branches: Branches) -> Non
                          env={"PRE_COMMIT_FROM_REF": branches.base, "PRE_COMMIT_TO_REF": head})
         assert r.returncode == code, r.stderr
         assert json.loads(r.stdout)["head"] == head
+
+
+def test_on_github_a_range_that_cannot_be_judged_is_an_error_annotation(branches: Branches, tmp_path: Path) -> None:
+    env = github_env(branches, tmp_path, "f" * 40)     # a head this clone does not hold
+    r = run_handrail("ci", cwd=branches.repo, env=env)
+    assert r.returncode == 2
+    annotation, last = r.stderr.strip().splitlines()[-2:]
+    assert annotation.startswith("::error title=handrail ci%3A error::") and last.startswith("handrail: error: ")
+    assert not Path(env["GITHUB_STEP_SUMMARY"]).exists() and "Traceback" not in r.stderr

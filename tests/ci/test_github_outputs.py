@@ -91,3 +91,17 @@ def test_the_summary_is_appended_to_the_file_github_names(tmp_path: Path) -> Non
     assert github.write_summary(report([]), {"GITHUB_STEP_SUMMARY": str(summary)}) == str(summary)
     assert summary.read_text(encoding="utf-8").startswith("## an earlier step\n### handrail ci: clean")
     assert github.write_summary(report([]), {}) is None
+
+
+def test_a_huge_range_gets_the_first_rows_and_a_count_of_the_rest() -> None:
+    """GitHub drops a step summary over 1 MiB whole: the table stops at MAX_ROWS."""
+    many = [finding("path", path=f"src/f{i}.py", message="x" * 2000) for i in range(github.MAX_ROWS + 25)]
+    text = github.summary_markdown(report(many))
+    assert sum(line.startswith("| `") for line in text.splitlines()) == github.MAX_ROWS
+    assert "… and 25 more" in text and len(text.encode()) < 1024 * 1024
+
+
+def test_an_error_is_one_annotation_naming_the_fix() -> None:
+    line = github.error_annotation("base abc: not in this clone: fetch the whole history (fetch-depth: 0)")
+    props, message = parse(line)
+    assert props == {"title": "handrail ci: error"} and message.endswith("(fetch-depth: 0)")
