@@ -45,7 +45,7 @@ AGENT, HUMAN, UNKNOWN = "agent", "human", "unknown"
 
 
 def judge(repo: pygit2.Repository, rng: ranges.Range, *, require_attribution: bool = False) -> dict[str, Any]:
-    """The report (its keys are the JSON answer's, stable: see docs of `handrail ci`)."""
+    """The report: one object with stable keys, what `handrail ci --format json` prints (README, CI section)."""
     commits = list(git.new_commits(repo, [rng.head], [rng.base]))
     ranges.check_depth(repo, commits, rng.base)
     policies = TreePolicies(repo)

@@ -74,6 +74,11 @@ def can_edit(project: str, *, task: str | None = None, file: str | None = None,
     to `tree`."""
     if not os.path.isdir(project):
         raise HandrailError(f"{project}: project folder not found", reason="bad_arguments")
+    # The protocol is read first (~2 ms): an unreadable policy refuses edits as it refuses
+    # commands, with or without a task in an edit phase.
+    from handrail.policy import protocol as protocols
+
+    protocols.load(project)
     if task is not None:
         one = taskmod.load_task(project, task)
         candidates = [one] if one.editing else []
@@ -90,10 +95,6 @@ def can_edit(project: str, *, task: str | None = None, file: str | None = None,
     for t in candidates:
         contract = contracts.load(t.dir, os.path.join(taskmod.TASKS_DIR, t.slug, contracts.CONTRACT_FILE))
         scopes.append((t, contract.scope() if contract else None))
-    # So is the protocol (~2 ms): an unreadable policy refuses edits as it refuses commands.
-    from handrail.policy import protocol as protocols
-
-    protocols.load(project)
     if file is None:
         return {
             "allowed": True,

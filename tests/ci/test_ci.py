@@ -191,3 +191,12 @@ def test_a_signature_the_job_cannot_verify_proves_nothing(project: Repo, tmp_pat
     project.git("commit", "-q", "-S", "-m", "signed by a key nobody listed")
     data = project.report("--base", "main", code=0)
     assert [c["made_by"] for c in data["commits"]] == ["unknown"]
+
+
+def test_output_writes_the_report_to_a_file_and_the_text_report_to_the_log(project: Repo, tmp_path: Path) -> None:
+    agent_branch(project)
+    target = tmp_path / "report.json"
+    r = project.ci("--base", "main", "--format", "json", "--output", str(target))
+    assert r.returncode == 1 and "the check fails" in r.stdout
+    written = json.loads(target.read_text())
+    assert written == project.report("--base", "main", code=1)
