@@ -24,7 +24,6 @@ Query = dict[str, list[str]]
 
 PAGE_SIZE = 50
 MAX_PAGE = 500
-AUDIT_FILE = os.path.join(".handrail", "runtime", "audit.json")
 
 
 class BadQuery(ValueError):
@@ -132,9 +131,10 @@ def envelopes(project: str, query: Query) -> dict[str, Any]:
 def audit(project: str, query: Query) -> dict[str, Any]:
     """The last `handrail audit` report, when one was written; a malformed one is one
     line, never a broken page."""
+    from handrail.commands.audit import REPORT_FILE
     from handrail.fsio import read_json_object
 
-    path = os.path.join(project, AUDIT_FILE)
+    path = os.path.join(project, REPORT_FILE)
     if not os.path.exists(path):
         return {"present": False, "report": None, "errors": []}
     try:
@@ -143,14 +143,16 @@ def audit(project: str, query: Query) -> dict[str, Any]:
         return {"present": True, "report": None, "errors": [_shown(str(e), project)]}
     problem = audit_problem(report)
     if problem is not None:
-        return {"present": True, "report": None, "errors": [f"{AUDIT_FILE}: {problem}"]}
+        return {"present": True, "report": None, "errors": [f"{REPORT_FILE}: {problem}"]}
     return {"present": True, "report": report, "errors": []}
 
 
 def audit_problem(report: dict[str, Any]) -> str | None:
     """What keeps the page from showing a report: the keys it reads, and their kinds."""
-    if report.get("version") != 1:
-        return f"version: expected 1, found {report.get('version')!r}"
+    from handrail.audit.report import VERSION
+
+    if report.get("version") != VERSION:
+        return f"version: expected {VERSION}, found {report.get('version')!r}"
     sessions = report.get("sessions")
     if not isinstance(sessions, list):
         return "sessions: expected a list"

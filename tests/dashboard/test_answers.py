@@ -5,11 +5,15 @@ from __future__ import annotations
 
 import json
 import sys
+from pathlib import Path
 
 from dashkit import Site
 from helpers import git, run_handrail
 
 from handrail.records import events, task_states
+
+# A Claude Code session that force-pushed and read .env, as tests/audit keeps it.
+SESSION = Path(__file__).parent.parent / "data" / "audit" / "claude-unguarded.jsonl"
 
 
 def _record(site: Site, n: int, **kw: str) -> None:
@@ -95,16 +99,12 @@ def test_envelopes_show_their_staleness(site: Site) -> None:
 
 def test_the_audit_report_is_shown_when_present_and_one_line_when_broken(site: Site) -> None:
     assert site.api("audit") == {"present": False, "report": None, "errors": []}
+    r = run_handrail("audit", str(SESSION), "--json", cwd=site.project)
+    assert r.returncode == 1, r.stderr  # findings
     path = site.project / ".handrail" / "runtime" / "audit.json"
-    report = {"version": 1, "project": str(site.project), "since": None, "result": "findings", "counts": {},
-              "sessions": [{"harness": "claude", "session": "s1", "file": "x.jsonl", "started": None, "ended": None,
-                            "calls": 3, "hook_denials": 0, "malformed": 0, "unknown_records": {},
-                            "summary": "1 finding", "findings": [
-                                {"time": "2026-01-01T00:00:00Z", "line": 4, "kind": "shell", "command": "git push -f",
-                                 "paths": [], "outcome": "ok", "verdict": "ask", "rule": "git push *",
-                                 "why": "tier 3"}]}]}
-    path.write_text(json.dumps(report))
-    assert site.api("audit") == {"present": True, "report": report, "errors": []}
+    shown = site.api("audit")
+    assert shown == {"present": True, "report": json.loads(path.read_text()), "errors": []}
+    assert shown["report"] == json.loads(r.stdout.splitlines()[-1]) and shown["report"]["sessions"][0]["findings"]
     for text, word in (("{not json", "audit.json"), ('{"version": 1, "sessions": {}}', "audit.json: sessions"),
                        ('{"version": 2}', "audit.json: version"), ("[]", "audit.json")):
         path.write_text(text)

@@ -16,6 +16,7 @@ from typing import Any
 
 import pytest
 from helpers import run_handrail
+from test_answers import SESSION
 from test_command import start, stop
 
 # Where Debian's package puts the browser; HANDRAIL_CHROMIUM names another.
@@ -46,6 +47,7 @@ document.addEventListener("securitypolicyviolation",
 
 def test_a_notice_appears_live_and_the_filters_narrow_the_timeline(project: Path, tmp_path: Path) -> None:
     assert run_handrail("task", "new", "t2", cwd=project).returncode == 0
+    assert run_handrail("audit", str(SESSION), cwd=project).returncode == 1  # its findings, for the page
     proc, address = start(project)
     problems: list[str] = []
     dialogs: list[str] = []
@@ -106,6 +108,9 @@ def _drive(page: Any, project: Path, address: str) -> None:
     page.select_option("#f-agent", "")
     page.select_option("#f-type", "")
     notice.wait_for()
+    # The last audit's findings, one row each.
+    assert page.locator("#audit-body tr").count() == 2
+    assert page.locator("#audit-body", has_text="git push").count() == 1
     # What waits for a human: each task's publish gate with the command that decides it.
     assert page.locator("#gates-body code", has_text="handrail gate approve t1 publish").count() == 1
 
