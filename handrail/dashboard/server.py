@@ -18,6 +18,7 @@ from typing import Any, NamedTuple
 from urllib.parse import parse_qs, urlsplit
 
 from handrail.dashboard import access, data
+from handrail.errors import describe
 
 # Path -> (file in static/, content type). Nothing outside this table is served.
 STATIC = {
@@ -119,7 +120,8 @@ class Handler(BaseHTTPRequestHandler):
         except data.BadQuery as e:
             answer, status = {"error": str(e)}, 400
         except Exception as e:  # noqa: BLE001 - one broken answer is a line on the page, not a dead server
-            answer, status = {"error": f"internal error: {type(e).__name__}: {e}"}, 500
+            reason, line = describe(e)
+            answer, status = {"error": line, "reason": reason}, 500
         self._send(status, json.dumps(answer, ensure_ascii=False).encode(), "application/json", body)
 
     def _send(self, status: int, payload: bytes, kind: str, body: bool, extra: dict[str, str] | None = None) -> None:
