@@ -1,4 +1,5 @@
-"""Claude Code's transcripts: `~/.claude/projects/<slug>/<session id>.jsonl`.
+"""Claude Code's transcripts: `~/.claude/projects/<slug>/<session id>.jsonl` (CLAUDE_CONFIG_DIR
+stands for `~/.claude` when set).
 
 Field names as Claude Code 2.1.197 writes them (seen in transcripts it made, offline, under
 tests/audit/sessions.py):
@@ -13,8 +14,9 @@ tests/audit/sessions.py):
   writes `hook_blocking_error` (hookEvent "PreToolUse") and the result `PreToolUse:<tool> hook
   error: …`; `continue: false` gives `Execution stopped by PreToolUse hook…`. Claude's own
   failures are told apart by their text: a tool's error is wrapped in `<tool_use_error>`, a
-  failed Bash command opens with `Exit code N` (or `Command timed out after …`), the person's
-  refusal and a settings rule's are the sentences in USER_DENIED.
+  failed Bash command opens with `Exit code N` (or `Command timed out after …`, or the
+  interruption's `[Request interrupted by user for tool use]`), the person's refusal and a
+  settings rule's are the sentences in USER_DENIED.
 
 A denial is only what is recognised as one: handrail's own reason (`handrail: …`) or one of
 Claude's marks above (HOOK_DENIED). Any other error result is an error: another hook's free
@@ -44,9 +46,10 @@ SLUG_MAX = 200
 QUIET = frozenset({"queue-operation", "last-prompt", "summary", "file-history-snapshot", "system", "custom-title",
                    "progress", "permission-mode", "agent-name", "tag"})
 USER_DENIED = ("The user doesn't want to proceed with this tool use", "The user doesn't want to take this action",
-               "Permission to use ", "Permission to edit ", "Permission to read ",
-               "[Request interrupted by user for tool use]")
-TOOL_ERROR = ("<tool_use_error>", "Exit code ", "Command timed out after ")
+               "Permission to use ", "Permission to edit ", "Permission to read ")
+# An interruption (Esc) can come while the tool runs: it is no refusal, the call may have run.
+TOOL_ERROR = ("<tool_use_error>", "Exit code ", "Command timed out after ",
+              "[Request interrupted by user for tool use]")
 # Where a result's text opens so, a pre-tool hook refused the call: handrail's reason, and the
 # texts Claude Code 2.1.197 writes itself (its bundle: `${hookName} hook error: `, the default
 # reason of a deny, `continue: false`, a PermissionRequest hook's deny).

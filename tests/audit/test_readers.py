@@ -159,6 +159,7 @@ POST = {"type": "hook_blocking_error", "hookName": "PostToolUse:Bash", "hookEven
     # An error in no shape Claude or handrail writes is no proof of a denial: the call may have run.
     ({"content": "blocked: not today", "is_error": True}, None, "error"),
     ({"content": "something broke", "is_error": True}, None, "error"),
+    ({"content": "[Request interrupted by user for tool use]", "is_error": True}, None, "error"),  # Esc mid-run
     # A hook let it through, and then it failed: an error, whatever its text.
     ({"content": "something broke", "is_error": True}, {"type": "hook_success"}, "error"),
     ({"content": [{"type": "text", "text": "x"}], "is_error": True}, PRE, "hook_denied"),
