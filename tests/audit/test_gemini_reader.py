@@ -27,7 +27,7 @@ def place(tmp_path: Path, case: str) -> tuple[Path, Path]:
 def test_a_real_session_reads_to_the_calls_it_made(tmp_path: Path, case: str) -> None:
     root, home = place(tmp_path, case)
     find, read = READERS["gemini"]
-    files = find(str(root), str(home))
+    files = find(str(root), str(home), {})
     assert files == [str(home / ".gemini" / "tmp" / "project" / "chats" / "session-fixture.jsonl")]
     expected = json.loads((DATA / f"gemini-{case}.calls.json").read_text())
     assert shown(list(read(files[0])), root, home, exact=True) == expected
@@ -139,7 +139,7 @@ def test_an_older_whole_json_session_is_read(tmp_path: Path) -> None:
 def test_the_installed_gemini_still_writes_what_the_reader_reads(tmp_path: Path, case: str) -> None:
     root, home = made(tmp_path, "gemini", case)
     find, read = READERS["gemini"]
-    records = [r for f in find(str(root), str(home)) for r in read(f)]
+    records = [r for f in find(str(root), str(home), {}) for r in read(f)]
     expected = json.loads((DATA / f"gemini-{case}.calls.json").read_text())
     for item in expected:
         for key in ("session", "file", "line", "time"):

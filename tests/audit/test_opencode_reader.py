@@ -27,7 +27,7 @@ def place(tmp_path: Path, case: str) -> tuple[Path, Path]:
 def test_a_real_session_reads_to_the_calls_it_made(tmp_path: Path, case: str) -> None:
     root, home = place(tmp_path, case)
     find, read = READERS["opencode"]
-    files = find(str(root), str(home))
+    files = find(str(root), str(home), {})
     (session,) = json.loads((DATA / f"opencode-{case}.calls.json").read_text())[:1]
     assert files == [str(home / ".local" / "share" / "opencode" / "opencode.db") + "#" + session["session"]]
     expected = json.loads((DATA / f"opencode-{case}.calls.json").read_text())
@@ -165,7 +165,7 @@ def test_a_database_a_writer_holds_is_still_read(tmp_path: Path) -> None:
 def test_the_installed_opencode_still_writes_what_the_reader_reads(tmp_path: Path, case: str) -> None:
     root, home = made(tmp_path, "opencode", case)
     find, read = READERS["opencode"]
-    records = [r for f in find(str(root), str(home)) for r in read(f)]
+    records = [r for f in find(str(root), str(home), {}) for r in read(f)]
     expected = json.loads((DATA / f"opencode-{case}.calls.json").read_text())
     for item in expected:
         for key in ("session", "file", "line", "time"):
