@@ -1,5 +1,6 @@
 """A `handrail permissions` or `handrail init` killed between two writes, and runs
-started at once: the next run removes every rule of handrail's that the protocol no
+started at once: the files are the old set or the new set, never a mix, once the next
+run has recovered; that run removes every rule of handrail's that the protocol no
 longer has, the user's rules stay, and `--check` and `doctor` call an unfinished run
 out of sync until a run repairs it.
 
@@ -133,9 +134,12 @@ def files_check(handrail: Run, project: Path) -> tuple[str, list[str]]:
     return report["checks"]["files"], [f["finding"] for f in report["findings"] if f["check"] == "files"]
 
 
+JOURNAL = Path(".handrail") / "runtime" / "permissions-txn" / "journal.json"
+
+
 def unfinished(project: Path) -> bool:
-    record = project / ".handrail" / "generated.json"
-    return record.exists() and "writing" in read_json(record)
+    """Whether a run's write was decided (its journal written) and not finished."""
+    return (project / JOURNAL).exists()
 
 
 def kill_points(tmp_path: Path, handrail: Run, command: tuple[str, ...], prepare: Callable[[Path], None],
@@ -188,7 +192,7 @@ def test_init_killed_at_any_write_is_repaired_by_the_next_run(tmp_path: Path, ha
     assert tried >= 8
 
 
-def test_a_record_left_by_an_unfinished_run_is_named_in_the_text_answer(tmp_path: Path, handrail: Run) -> None:
+def test_a_write_left_unfinished_is_named_in_the_text_answer(tmp_path: Path, handrail: Run) -> None:
     project = user_project(tmp_path / "repo")
     put_protocol(project, small())
     assert handrail("permissions", cwd=project).returncode == 0
@@ -204,7 +208,8 @@ def test_a_record_left_by_an_unfinished_run_is_named_in_the_text_answer(tmp_path
     assert "did not finish" in r.stdout and "run `handrail permissions` to repair them" in r.stdout
     assert "differs      .handrail/generated.json" in r.stdout
     r = handrail("permissions", cwd=project)
-    assert r.returncode == 0 and "this run removed every rule it may have left" in r.stdout
+    assert r.returncode == 0 and "completed an interrupted `handrail permissions` write" in r.stdout
+    assert not unfinished(project)
     r = handrail("permissions", "--check", cwd=project)
     assert r.returncode == 0 and "did not finish" not in r.stdout
 
