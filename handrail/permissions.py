@@ -50,14 +50,18 @@ CREATE, UPDATE, NONE = "create", "update", "none"
 Owned = dict[str, dict[str, list[Any]]]  # path -> slot -> the items handrail wrote there
 
 
+# Beside the harness files: the setup files `deinit` gives back in the same write.
+SETUP_FILES = (".aider.conf.yml", ".pre-commit-config.yaml")
+
+
 def may_write(rel: str) -> bool:
-    """The paths a journal of this area may name: the record, and the harness files
-    handrail generates (handrail/policy/harnessfiles.py), nothing else."""
+    """The paths a journal of this area may name: the record, the harness files handrail
+    generates (handrail/policy/harnessfiles.py) and SETUP_FILES, nothing else."""
     import re
 
     from handrail.policy import harnessfiles
 
-    return rel == RECORD or any(re.match(harnessfiles.regex(f.pattern) + ("" if f.pattern.endswith("/**") else r"\Z"),
+    return rel == RECORD or rel in SETUP_FILES or any(re.match(harnessfiles.regex(f.pattern) + ("" if f.pattern.endswith("/**") else r"\Z"),
                                          rel) for f in harnessfiles.FILES if f.generated)
 
 

@@ -13,7 +13,8 @@ is atomic), and the paths it may change. A write:
    where in the backup folder its old content goes; the folder; the writer's own data.
    This rename is the moment the write is decided;
 4. copies the old contents to the backup folder, renames each staged file onto its
-   target (`fsio.replace_with`: the rename and its folder fsynced) or removes it;
+   target (`fsio.replace_with`: the rename and its folder fsynced) or removes it
+   (with the folders that leaves empty);
 5. runs the area's `done` step (an event, a record of its own), then removes the
    journal and the staging folder.
 
@@ -356,11 +357,24 @@ def _forward(project: str, area: Area, journal: Journal, skip: list[str]) -> Non
             if now is not None and now == t.get("old"):
                 os.unlink(path)
                 sync_dir(os.path.dirname(path))
+                _prune(project, os.path.dirname(path))
         elif now != t["new"]:
             os.makedirs(os.path.dirname(path), exist_ok=True)
             replace_with(os.path.join(txn, "new", str(i)), path)
         elif t.get("mode") is not None and _mode(path) != t["mode"]:
             os.chmod(path, t["mode"])  # the content was right already: only its mode changes
+
+
+def _prune(project: str, folder: str) -> None:
+    """The folders a removal left empty go too, up to the project."""
+    top = os.path.abspath(project)
+    folder = os.path.abspath(folder)
+    while folder != top and folder.startswith(top + os.sep):
+        try:
+            os.rmdir(folder)
+        except OSError:
+            return
+        folder = os.path.dirname(folder)
 
 
 def _finish(project: str, area: Area, journal: Journal, *, recovered: bool) -> None:
