@@ -311,3 +311,35 @@ def test_doctor_fix_repairs_what_an_unfinished_run_left(tmp_path: Path, handrail
     assert any(line.startswith("regenerated") for line in report["fixed"]), report["fixed"]
     assert report["checks"]["files"] == "ok"
     assert_no_rule_survives(project)
+
+
+def test_a_first_run_killed_at_any_rename_is_all_old_or_all_new_and_the_rerun_keeps_a_backup(
+        tmp_path: Path, handrail: Run) -> None:
+    """Into the user's own settings, no earlier run: after each kill, recovery leaves the
+    user's files as they were or the whole new set in sync; the rerun ends in sync, and
+    the backup holds each file of the user's byte for byte."""
+    from handrail import permissions
+
+    n = 0
+    while True:
+        n += 1
+        project = user_project(tmp_path / f"first-{n}")
+        put_protocol(project, small())
+        theirs = {rel: (project / rel).read_bytes() for rel in USERS}
+        before = live_files(project)
+        r = killed_at(n, handrail, project, "permissions")
+        if r.returncode == 0:
+            break
+        assert r.returncode == -signal.SIGKILL, (n, r.stderr)
+        permissions.recover(str(project))  # what the next writing run does first
+        if live_files(project) != before:
+            assert check(handrail, project)[0] == 0, f"killed before rename {n}: neither all old nor all new"
+        r = handrail("permissions", cwd=project)
+        assert r.returncode == 0, r.stderr
+        assert check(handrail, project)[0] == 0
+        [folder] = [d for d in (project / ".handrail" / "backups").iterdir() if d.is_dir()]
+        assert {rel: (folder / "permissions" / rel).read_bytes() for rel in USERS} == theirs, n
+    assert n > 4
+
+
+USERS = (".claude/settings.json", "opencode.json", ".gemini/settings.json")
