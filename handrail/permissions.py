@@ -32,7 +32,6 @@ from __future__ import annotations
 import importlib
 import json
 import os
-from collections.abc import Callable
 from types import ModuleType
 from typing import Any, NamedTuple
 
@@ -61,8 +60,10 @@ def may_write(rel: str) -> bool:
 
     from handrail.policy import harnessfiles
 
-    return rel == RECORD or rel in SETUP_FILES or any(re.match(harnessfiles.regex(f.pattern) + ("" if f.pattern.endswith("/**") else r"\Z"),
-                                         rel) for f in harnessfiles.FILES if f.generated)
+    def covers(pattern: str) -> bool:  # a `dir/**` pattern is the folder's prefix; any other, the whole path
+        return re.match(harnessfiles.regex(pattern) + ("" if pattern.endswith("/**") else r"\Z"), rel) is not None
+
+    return rel == RECORD or rel in SETUP_FILES or any(covers(f.pattern) for f in harnessfiles.FILES if f.generated)
 
 
 AREA = txn.Area("permissions", may_write, "`handrail permissions` write", undo_foreign=False)
@@ -325,7 +326,8 @@ def _run(project: str, tools: list[str] | None, protocol: str | None, mode: str,
         if c in written and c.old is not None and folder is not None and not c.needs_chmod:
             entry["backup"] = os.path.relpath(os.path.join(folder, "permissions", c.path), project)
         files.append(entry)
-    return {"ok": mode != "check" or not (p.pending or p.interrupted), "mode": mode, "protocol": proto.source, "tools": chosen,
+    in_sync = not (p.pending or p.interrupted)
+    return {"ok": mode != "check" or in_sync, "mode": mode, "protocol": proto.source, "tools": chosen,
             "files": files, "backup_dir": None if folder is None else os.path.relpath(folder, project),
             "interrupted": interrupted, "notes": notes + proto.warnings}
 

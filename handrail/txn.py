@@ -325,9 +325,8 @@ def _foreign(project: str, area: Area, journal: Journal) -> list[str]:
         now = digest(read(os.path.join(project, t["path"])))
         if now == t["new"]:
             continue
-        if t["new"] is not None and digest(read(os.path.join(txn, "new", str(i)))) != t["new"]:
-            out.append(t["path"])
-        elif now != t.get("old"):
+        lost = t["new"] is not None and digest(read(os.path.join(txn, "new", str(i)))) != t["new"]
+        if lost or now != t.get("old"):
             out.append(t["path"])
     return out
 

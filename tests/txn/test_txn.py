@@ -13,12 +13,10 @@ from pathlib import Path
 
 import pytest
 from helpers import as_person, run_handrail
+from txnkit import NEW, OLD, area, lay_old, state
 
 from handrail import txn
 from handrail.errors import HandrailError
-
-sys.path.insert(0, str(Path(__file__).parent))
-from txnkit import NEW, OLD, area, lay_old, state  # noqa: E402
 
 KIT = str(Path(__file__).with_name("txnkit.py"))
 STAGING = Path(".handrail") / "runtime" / "test-txn"
