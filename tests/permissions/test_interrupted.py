@@ -182,7 +182,7 @@ def test_permissions_killed_at_any_write_is_repaired_by_the_next_run(tmp_path: P
         put_protocol(project, with_added())
 
     tried = kill_points(tmp_path, handrail, ("permissions",), prepare, ("permissions",))
-    # at least the intent, the three files whose rules change, and the record
+    # at least the journal, the three files whose rules change, and the record
     assert tried >= 5
 
 
@@ -190,6 +190,29 @@ def test_init_killed_at_any_write_is_repaired_by_the_next_run(tmp_path: Path, ha
     tried = kill_points(tmp_path, handrail, ("init",), lambda project: put_protocol(project, with_added()),
                         ("init",))
     assert tried >= 8
+
+
+def test_an_intent_an_older_version_left_in_the_record_is_still_repaired(tmp_path: Path, handrail: Run) -> None:
+    """Older versions wrote the record as an intent (`writing`) before their files: a
+    project killed that way still has every rule of that run counted as handrail's."""
+    project = user_project(tmp_path / "repo")
+    put_protocol(project, with_added())
+    assert handrail("permissions", cwd=project).returncode == 0
+    record = project / ".handrail" / "generated.json"
+    data = read_json(record)
+    data["writing"] = {"since": "2026-01-01T00:00:00Z", "pid": 1, "files": data["files"]}
+    data["files"] = {}
+    record.write_text(json.dumps(data, indent=2) + "\n")
+    code, out = check(handrail, project)
+    assert code == 1 and out["interrupted"] == "2026-01-01T00:00:00Z"
+    state, found = files_check(handrail, project)
+    assert state == "error" and any(f.startswith(".handrail/generated.json: ") and "did not finish" in f
+                                    for f in found), found
+    put_protocol(project, without_both())
+    r = handrail("permissions", cwd=project)
+    assert r.returncode == 0 and "this run removed every rule it may have left" in r.stdout
+    assert_no_rule_survives(project)
+    assert check(handrail, project)[0] == 0 and "writing" not in read_json(record)
 
 
 def test_a_write_left_unfinished_is_named_in_the_text_answer(tmp_path: Path, handrail: Run) -> None:
