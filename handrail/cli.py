@@ -424,9 +424,10 @@ def guard(**kw: Any) -> None:
 @click.option("--base", help="Judge the commits after this one (default: the CI engine's event, else origin/main).")
 @click.option("--head", help="... up to this one (default: the engine's, else HEAD).")
 @click.option("--format", "output_format", type=click.Choice(ci_cmd.FORMATS), default="text", show_default=True,
-              help="The report: for a person, one JSON object, or SARIF 2.1.0 for code scanning.")
+              help="The report: for a person, one JSON object, SARIF 2.1.0 for code scanning, or "
+                   "GitLab's Code Quality report.")
 @click.option("--output", type=click.Path(dir_okay=False),
-              help="Write the report there (the text report still goes to stdout).")
+              help="Write the report there, atomically (the text report still goes to stdout).")
 @click.option("--require-attribution", is_flag=True, help="A commit that carries no mark of who made it is a finding.")
 @project_option
 def ci_command(**kw: Any) -> None:

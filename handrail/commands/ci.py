@@ -17,25 +17,44 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
 
-FORMATS = ("text", "json", "sarif")
+FORMATS = ("text", "json", "sarif", "codequality")
 
 
 def ci(*, project: str, base: str | None, head: str | None, output_format: str, output: str | None,
        require_attribution: bool) -> int:
     require_repository("ci", project)
     from handrail import repo as git
+    from handrail.ci import github
     from handrail.ci import range as ranges
     from handrail.ci.judge import judge
 
     repo = git.open_path(project)
-    found = judge(repo, ranges.find(repo, os.environ, base, head), require_attribution=require_attribution)
+    try:
+        found = judge(repo, ranges.find(repo, os.environ, base, head), require_attribution=require_attribution)
+    except HandrailError as e:
+        if github.on_actions(os.environ):
+            # the pull request's checks page then says why the job stopped, not only its log
+            echo(github.error_annotation(str(e)), err=True)
+        raise
     text = rendered(found, output_format)
     if output is not None:
         from handrail.fsio import atomic_write
 
-        atomic_write(output, text + "\n")
+        try:
+            atomic_write(output, text + "\n")
+        except OSError as e:
+            raise HandrailError(f"{output}: cannot write the report: {e.strerror}") from None
         # The job's log still gets what a person reads.
         text = "\n".join(text_lines(found)) if output_format != "text" else text
+    report_on_stdout = output is None and output_format != "text"
+    if github.on_actions(os.environ):
+        github.write_summary(found, os.environ)
+        if not report_on_stdout:
+            text = github.inert(text)
+        # Annotations beside a report on stdout go to stderr, which the runner reads too:
+        # stdout stays exactly the report.
+        for line in github.annotations(found):
+            echo(line, err=report_on_stdout)
     echo(text)
     return EXIT_DENIED if found["findings"] else EXIT_OK
 
@@ -45,12 +64,13 @@ def rendered(found: dict[str, Any], output_format: str) -> str:
     if output_format == "json":
         return json.dumps(found, ensure_ascii=False)
     if output_format == "sarif":
-        try:
-            from handrail.ci.sarif import to_sarif  # type: ignore[import-not-found,unused-ignore]
-        except ImportError:
-            raise HandrailError("--format sarif: this handrail has no SARIF writer (handrail/ci/sarif.py)",
-                                reason="bad_arguments") from None
+        from handrail.ci.sarif import to_sarif
+
         return json.dumps(to_sarif(found), ensure_ascii=False, indent=2)
+    if output_format == "codequality":
+        from handrail.ci.gitlab import code_quality
+
+        return json.dumps(code_quality(found), ensure_ascii=False, indent=2)
     return "\n".join(text_lines(found))
 
 

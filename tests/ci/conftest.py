@@ -8,10 +8,11 @@ from pathlib import Path
 
 import pytest
 
-sys.path.insert(0, str(Path(__file__).parent))  # the tests here import cikit
+sys.path.insert(0, str(Path(__file__).parent))  # the tests here import cikit and outkit
 
 from cikit import CONTRACT, TASK, Repo
 from helpers import git
+from outkit import Branches, make_branches
 
 
 @pytest.fixture
@@ -28,3 +29,9 @@ def project(repo: Path, tmp_path: Path) -> Repo:
     r.git("push", "-q", "origin", "main")
     r.git("switch", "-q", "-c", "feature")
     return r
+
+
+@pytest.fixture
+def branches(repo: Path) -> Branches:
+    """A guarded repository (`handrail init`): a base, an agent's branch with findings, a human's clean one."""
+    return make_branches(repo)
