@@ -43,6 +43,7 @@ _VALUES = frozenset({"--depth", "--deepen", "--shallow-since", "--shallow-exclud
 _TAKERS = frozenset({"merge", "rebase", "cherry-pick", "reset", "checkout", "switch", "branch", "update-ref",
                      "read-tree", "pull", "worktree", "tag"})
 _UPSTREAM = ("@{u}", "@{upstream}", "@{push}")
+_BRINGERS = frozenset({"fetch", "pull", "remote", "bundle", "push"})
 
 
 class _Here:
@@ -156,13 +157,15 @@ def _config(here: _Here, part: Part) -> gitrepo.Config:
 
 
 def check_import(part: Part, ctx: Ctx) -> list[Finding]:
-    """git fetch, pull, remote update, remote add -f, bundle unbundle from a repository here, and
+    """git fetch, pull, remote update, remote add, bundle unbundle from a repository here, and
     merges of what such a fetch left (FETCH_HEAD, its remote-tracking branches); a push into
     the project from another repository."""
     words = part.words
     if len(words) < 2 or not ctx.enabled(RULE):
         return []
     sub = words[1].text
+    if sub not in _BRINGERS and sub not in _TAKERS:
+        return []  # the subcommands that neither fetch nor take fetched commits: no disk read for them
     here = where(part, ctx)
     if sub == "push":
         return _push_in(part, here, ctx)
@@ -184,7 +187,9 @@ def check_import(part: Part, ctx: Ctx) -> list[Finding]:
             sources = [_word(default)] if default else []
     elif sub == "remote" and ops:
         action = ops[0].text
-        if action == "add" and opts & {"-f", "--fetch"} and len(ops) >= 3:
+        if action == "add" and len(ops) >= 3:
+            # without -f it fetches nothing yet, but a pull of the name follows it (`git remote add x
+            # ../clone && git pull x`), which this classification cannot see in the configuration
             sources = ops[2:3]
         elif action == "update":
             sources = ops[1:] or [_word(n) for n in cfg.remotes]

@@ -182,7 +182,9 @@ def default_remote(gitdir: str, cfg: Config) -> str | None:
 
 
 def fetch_head_sources(gitdir: str) -> list[str] | None:
-    """Where the commits FETCH_HEAD holds came from (`… of /tmp/clone`); None when it is absent."""
+    """Where the commits FETCH_HEAD holds came from; None when it is absent. Each line is
+    `<commit> TAB [not-for-merge] TAB <what>`, where `<what>` is `branch 'x' of <url>` or,
+    for a fetch of HEAD, the URL alone."""
     try:
         with open(os.path.join(gitdir, "FETCH_HEAD"), encoding="utf-8", errors="replace") as f:
             lines = f.read(1 << 20).splitlines()
@@ -190,7 +192,8 @@ def fetch_head_sources(gitdir: str) -> list[str] | None:
         return None
     out = []
     for line in lines:
-        _, sep, source = line.rpartition(" of ")
-        if sep:
-            out.append(source.strip())
+        what = line.split("\t", 2)[-1].strip()
+        _, sep, source = what.rpartition(" of ")
+        if what:
+            out.append((source if sep else what).strip())
     return out

@@ -30,7 +30,7 @@ class Landing(Word):
 
 def landings(part: Part, sources: list[Word], dest: Word) -> list[Word]:
     """The paths a copy of `sources` into `dest` writes besides `dest` itself."""
-    no_target_dir = any(w.text in ("-T", "--no-target-directory") for w in part.words[1:])
+    no_target_dir = any(_no_target_dir(part.name, w.text) for w in part.words[1:])
     if dest.dyn or not sources or not (no_target_dir or _is_folder(part, dest) or len(sources) > 1):
         return []
     out: list[Word] = []
@@ -51,6 +51,14 @@ def landings(part: Part, sources: list[Word], dest: Word) -> list[Word]:
         w.tilde = dest.tilde
         out.append(w)
     return out
+
+
+def _no_target_dir(name: str, t: str) -> bool:
+    """`-T` (`cp -rT`, `mv -fT`): the destination is the folder itself, not a folder to copy into
+    (rsync's `-T` is its temp folder)."""
+    if t == "--no-target-directory":
+        return True
+    return name != "rsync" and t.startswith("-") and not t.startswith("--") and "T" in t[1:]
 
 
 def _remote(text: str) -> bool:

@@ -132,9 +132,8 @@ def _is_dir_flag(t: str) -> bool:
 
 
 def _git_moves(words: list[Word]) -> tuple[list[Word], list[Word]]:
-    """(written, removed) by `git rm` and `git mv` in the work tree (`--cached` touches only the index)."""
-    if any(w.text == "--cached" for w in words):
-        return [], []
+    """(written, removed) by `git rm` and `git mv`. `git rm --cached` leaves the files on disk but
+    takes them out of the next commit: a removal all the same, of a protected folder too."""
     ops = operands(words[1:])
     if words[1].text == "rm":
         return [], ops

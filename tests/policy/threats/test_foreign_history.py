@@ -41,6 +41,7 @@ ROWS: list[Row] = [
     ("git fetch --all", "ask"),
     ("git remote update", "ask"),
     ("git remote add -f other ../clone", "ask"),
+    ("git remote add backup ../clone", "ask"),
     ("git remote add other ../clone && git pull other main", "ask"),
     ("git -c remote.origin.url=../clone pull origin main", "ask"),
     ("git -c url.../clone.insteadOf=https://example.com/shop.git fetch origin", "ask"),
@@ -77,7 +78,7 @@ ROWS: list[Row] = [
     ("git cherry-pick HEAD~1", "notice"),
     ("git fetch . main:backup", "notice"),
     ("git fetch ../wt main", "notice"),
-    ("git remote add backup ../clone", "notice"),
+    ("git remote add backup https://example.com/shop-backup.git", "notice"),
     ("git clone . ../copy", "notice"),
     # in the clone, changing only the clone
     ("git -C ../clone pull", "notice"),

@@ -137,6 +137,7 @@ ROWS: list[Row] = [
     ("mv . ../moved", "ask"),
     ("mv ../shop ../shop.old", "ask"),
     ("cd .. && mv shop shop.old", "ask"),
+    ("git rm -r --cached .handrail", "ask"),
     ("cp -r /tmp/fixtures/data .", "notice"),
     ("rsync -a /tmp/fixtures/ data/", "notice"),
     ("git mv src/app.py src/main.py", "notice"),
