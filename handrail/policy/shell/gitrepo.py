@@ -19,9 +19,13 @@ if TYPE_CHECKING:
 
 # Hosts that are this machine: an ssh or git URL to one reaches a repository here.
 LOCAL_HOSTS = frozenset({"localhost", "127.0.0.1", "::1", "[::1]", "0.0.0.0", "localhost.localdomain"})
-_SCP = re.compile(r"^(?:[^@/:]+@)?(\[[^\]]*\]|[^/:]+):")  # `host:path`, `user@host:path`
-_URL = re.compile(r"^([a-z][a-z0-9+.-]*)://(?:[^@/]*@)?(\[[^\]]*\]|[^/:]*)", re.I)
-_SECTION = re.compile(r'^\s*\[\s*([A-Za-z0-9.-]+)(?:\s+"((?:[^"\\]|\\.)*)")?\s*\]')
+# Compiled on first use: most commands never ask where a repository is.
+_SOURCES = {
+    "scp": r"^(?:[^@/:]+@)?(\[[^\]]*\]|[^/:]+):",  # `host:path`, `user@host:path`
+    "url": r"^([a-zA-Z][a-zA-Z0-9+.-]*)://(?:[^@/]*@)?(\[[^\]]*\]|[^/:]*)",
+    "section": r'^\s*\[\s*([A-Za-z0-9.-]+)(?:\s+"((?:[^"\\]|\\.)*)")?\s*\]',
+}
+_COMPILED: dict[str, re.Pattern[str]] = {}
 _CACHE: dict[str, tuple[tuple[int, int], Config]] = {}
 
 
@@ -34,6 +38,13 @@ class Config:
         self.remotes: dict[str, list[str]] = {}
         self.insteadof: list[tuple[str, str]] = []  # (prefix, base)
         self.branch_remotes: dict[str, str] = {}  # branch -> the remote it pulls from
+
+
+def _rx(name: str) -> re.Pattern[str]:
+    hit = _COMPILED.get(name)
+    if hit is None:
+        hit = _COMPILED[name] = re.compile(_SOURCES[name])
+    return hit
 
 
 def git_dir(work_tree: str) -> str | None:
@@ -109,7 +120,7 @@ def _parse(lines: Iterable[str]) -> Config:
     cfg = Config()
     section, sub = "", ""
     for line in lines:
-        m = _SECTION.match(line)
+        m = _rx("section").match(line)
         if m is not None:
             section, sub = m.group(1).lower(), (m.group(2) or "").replace('\\"', '"')
             line = line[m.end():]
@@ -156,13 +167,13 @@ def rewritten(url: str, cfg: Config) -> str:
 def local_url(url: str) -> bool:
     """Does this URL (or path) name a repository on this machine? Paths, `file://`, and any
     transport to this machine's own host names; a bare name that is no URL is a path to git."""
-    m = _URL.match(url)
+    m = _rx("url").match(url)
     if m is not None:
         scheme, host = m.group(1).lower(), m.group(2).lower()
         return scheme == "file" or host in LOCAL_HOSTS
     if len(url) > 2 and url[1] == ":" and url[0].isalpha() and url[2] in "\\/":
         return True  # `C:\repos\x`
-    m = _SCP.match(url)
+    m = _rx("scp").match(url)
     if m is not None and "/" not in url[: m.end()]:
         return m.group(1).lower() in LOCAL_HOSTS
     return True
