@@ -16,7 +16,9 @@ from typing import Any, NoReturn
 import click
 
 from handrail import __version__
+from handrail.commands import audit as audit_cmd
 from handrail.commands import autonomy as autonomy_cmd
+from handrail.commands import ci as ci_cmd
 from handrail.commands import events as events_cmd
 from handrail.commands import gate as gate_cmd
 from handrail.commands import githooks, setup
@@ -211,6 +213,12 @@ class UsageOneGroup(click.Group):
             raise
 
 
+def _audit_readers() -> list[str]:
+    from handrail.audit import READERS
+
+    return list(READERS)
+
+
 def _since(ctx: click.Context, param: click.Parameter, value: str | None) -> str | None:
     from handrail.records.events import parse_since
 
@@ -235,6 +243,20 @@ def _since(ctx: click.Context, param: click.Parameter, value: str | None) -> str
 def events_command(**kw: Any) -> None:
     """What handrail decided, was told and refused: the event log, newest last."""
     done(events_cmd.events(**kw))
+
+
+@cli.command("audit")
+@click.argument("paths", nargs=-1, type=click.Path(dir_okay=False))
+@click.option("--harness", type=click.Choice(["auto", *sorted(_audit_readers())]), default="auto", show_default=True,
+              help="Whose sessions: with no PATH, where that harness keeps them; with PATHs, how to read them.")
+@click.option("--since", callback=_since,
+              help="Only calls this recent: 30m, 2h, 7d, 1w, or an ISO 8601 time (UTC unless an offset is written).")
+@project_option
+@click.option("--json", "as_json", is_flag=True, help="The report as one JSON object.")
+def audit_command(**kw: Any) -> None:
+    """Replay past agent sessions through the current policy: what ran that it would refuse or ask a
+    human for, and what a hook refused at the time. Exit 0 nothing found, 1 findings, 2 error."""
+    done(audit_cmd.audit(**kw))
 
 
 @cli.command("notify", cls=UsageOneCommand)
@@ -396,6 +418,21 @@ def uninstall_hooks_cmd(**kw: Any) -> None:
 def guard(**kw: Any) -> None:
     """The rules in force here: each path rule, whom it binds, where it comes from."""
     done(guard_cmd.guard(**kw))
+
+
+@cli.command("ci")
+@click.option("--base", help="Judge the commits after this one (default: the CI engine's event, else origin/main).")
+@click.option("--head", help="... up to this one (default: the engine's, else HEAD).")
+@click.option("--format", "output_format", type=click.Choice(ci_cmd.FORMATS), default="text", show_default=True,
+              help="The report: for a person, one JSON object, SARIF 2.1.0 for code scanning, or "
+                   "GitLab's Code Quality report.")
+@click.option("--output", type=click.Path(dir_okay=False),
+              help="Write the report there, atomically (the text report still goes to stdout).")
+@click.option("--require-attribution", is_flag=True, help="A commit that carries no mark of who made it is a finding.")
+@project_option
+def ci_command(**kw: Any) -> None:
+    """The git rules over a pull request's commits: exit 0 clean, 1 findings, 2 error."""
+    done(ci_cmd.ci(**kw))
 
 
 # ----------------------------------------------------------------------------- living memory

@@ -125,6 +125,39 @@ def layer_git(project: str) -> None:
     show(REFUSED if r.returncode else ALLOWED, "push to a bare remote", first_problem(r))
 
 
+def layer_ci(project: str) -> None:
+    print("layer: ci — the same git rules over a pull request's commits, where no agent holds the shell")
+    from handrail.repo import no_git_env
+
+    env = {**no_git_env(), "GIT_AUTHOR_NAME": "handrail demo", "GIT_AUTHOR_EMAIL": "demo@handrail.invalid",
+           "GIT_COMMITTER_NAME": "handrail demo", "GIT_COMMITTER_EMAIL": "demo@handrail.invalid"}
+    repo = os.path.join(os.path.dirname(project), "ci-repo")  # a clone as the CI job sees it: only commits
+
+    def commit(message: str, files: dict[str, str]) -> None:
+        for rel, text in files.items():
+            atomic_write(os.path.join(repo, rel), text)
+        subprocess.run(["git", "add", "-f", *files], cwd=repo, check=True, env=env)
+        subprocess.run(["git", "commit", "-q", "-m", message], cwd=repo, check=True, env=env)
+
+    subprocess.run(["git", "init", "-q", "-b", "main", repo], check=True, env=env)
+    task = os.path.join(".handrail", "tasks", "login")
+    commit("start the login task", {os.path.join(task, "task.json"): dump_json(
+        {"slug": "login", "title": "Login form", "phase": "implement", "history": []}),
+        os.path.join(task, "harness-contract.json"): dump_json({"allowed_files": ["src/**"]})})
+    for branch, message, files in (
+            ("agent", "client config\n\nCo-Authored-By: Claude <noreply@anthropic.com>",
+             {"src/config.py": "KEY = 'sk-ant-" + "d3m0" * 6 + "'\n"}),
+            ("human", "login form", {"src/login.py": "def login(): ...\n"})):
+        subprocess.run(["git", "switch", "-q", "-c", branch, "main"], cwd=repo, check=True, env=env)
+        commit(message, files)
+        r = handrail(repo, "ci", "--base", "main", "--head", branch, "--format", "json", env=env)
+        report = json.loads(r.stdout)
+        first = report["findings"][0] if report["findings"] else None
+        why = (f"{first['rule']}: {first['message']} ({first['made_by']}'s commit)" if first
+               else f"clean: {report['counts']['commits']} commit, no findings")
+        show(REFUSED if r.returncode else ALLOWED, f"handrail ci on the {branch}'s branch", why)
+
+
 def layer_classify(project: str) -> None:
     print("layer: classify — which tier is a shell command in? (what every pre-tool hook asks)")
     for command in ("git status --short", "npm install", "sudo env X=1 git push --force"):
@@ -294,8 +327,8 @@ def layer_doctor(project: str) -> None:
              f"{report['warnings']} warnings ({', '.join(report.get('fixed', [])) or 'nothing to fix'})")
 
 
-LAYERS: list[Callable[[str], None]] = [layer_can_edit, layer_git, layer_records, layer_classify, layer_pretool,
-                                      layer_memory, layer_loop, layer_own_verbs, layer_doctor]
+LAYERS: list[Callable[[str], None]] = [layer_can_edit, layer_git, layer_ci, layer_records, layer_classify,
+                                      layer_pretool, layer_memory, layer_loop, layer_own_verbs, layer_doctor]
 
 
 def run_demo() -> int:

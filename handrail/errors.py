@@ -42,22 +42,41 @@ class Refused(Said):
 EXIT_INTERRUPTED = 130  # what a shell reports for Ctrl-C
 
 
-def outcome(e: BaseException) -> tuple[int, str | None]:
+def describe(e: BaseException) -> tuple[str, str]:
+    """What went wrong, as (the machine word, one line a person reads): the one
+    reading of an error that every entry point shares, whatever it then exits with.
+    A HandrailError says its own; anything else is an internal error, named by type,
+    so that a crash is never mistaken for a refusal the policy made."""
+    if isinstance(e, HandrailError):
+        return e.reason, _one_line(str(e))
+    if isinstance(e, KeyboardInterrupt):
+        return "interrupted", "interrupted"
+    return "internal_error", _one_line(f"internal error: {type(e).__name__}: {e}")
+
+
+def _one_line(text: str) -> str:
+    return " ".join(text.split())
+
+
+def outcome(e: BaseException, verb: str | None = None) -> tuple[int, str | None]:
     """What a command that ended with `e` exits with, and the one line it prints on
     stderr (None: nothing more to print). The one mapping from errors to exit codes:
-    every command goes through it, so a refusal, a usage error and a crash each exit
-    the same way wherever they happen.
+    every command goes through it (the hot-path ones name their `verb`), so a
+    refusal, a usage error and a crash each exit the same way wherever they happen.
+    Git and harness hooks read the same `describe`, but answer in their caller's
+    protocol: git refuses on any non-zero code, a harness by its own deny answer.
 
     Usage errors (click's, which are printed by click itself) carry their own code
     as `exit_code`; they are recognised by that attribute so that this module never
     imports click."""
+    who = f"handrail {verb}" if verb else "handrail"
     if isinstance(e, SystemExit):
         code = e.code
         return (code if isinstance(code, int) else 0 if code is None else EXIT_DENIED), None
     if isinstance(e, Said):
         return e.exit_code, str(e)
     if isinstance(e, HandrailError):
-        return e.exit_code, f"handrail: error: {e}"
+        return e.exit_code, f"{who}: error: {describe(e)[1]}"
     if isinstance(e, KeyboardInterrupt):
         return EXIT_INTERRUPTED, None
     given = getattr(e, "exit_code", None)
@@ -65,4 +84,4 @@ def outcome(e: BaseException) -> tuple[int, str | None]:
         return given, None
     if not isinstance(e, Exception):
         raise e  # anything else that is no error (GeneratorExit, ...) is not ours to end
-    return EXIT_ERROR, f"handrail: internal error: {type(e).__name__}: {e}"
+    return EXIT_ERROR, f"{who}: {describe(e)[1]}"

@@ -197,6 +197,17 @@ def _guarded(tree: Tree) -> bool:
     return os.path.isdir(os.path.join(tree.main, ".handrail"))
 
 
+def keeps_records(path: str, env: Mapping[str, str]) -> bool:
+    """Whether handrail may create its runtime state (the event log) in `path`: a git
+    work tree, a folder that holds `.handrail/`, or the project folder the harness names
+    in `env`. Anywhere else is the plain folder of step 4, where the default policy
+    answers and nothing is written."""
+    if os.path.lexists(os.path.join(path, ".git")) or os.path.isdir(os.path.join(path, ".handrail")):
+        return True
+    harness, _source = _harness_dir(env, None)
+    return harness is not None and _same(harness, path)
+
+
 def _harness_dir(env: Mapping[str, str], given: str | None) -> tuple[str | None, str]:
     candidates: list[tuple[str | None, str]] = [(given, "payload")] if given else []
     candidates += [(env.get(name), name) for name, _ in HARNESS_DIRS]

@@ -177,6 +177,8 @@ def test_the_local_pre_commit_hooks_are_the_published_ones() -> None:
     published = yaml.safe_load((ROOT / ".pre-commit-hooks.yaml").read_text(encoding="utf-8"))
     local = {h["id"]: h for h in LOCAL_HOOKS}
     for hook in published:
+        if hook.get("stages") == ["manual"]:
+            continue  # handrail-ci: the CI check, run by hand over a range; init installs no such hook
         mine = local[hook["id"]]
         for key in ("files", "always_run", "pass_filenames"):
             assert mine.get(key) == hook.get(key), (hook["id"], key)

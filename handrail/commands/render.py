@@ -207,3 +207,14 @@ def _holds(stream: object, text: str) -> bool:
     except (UnicodeEncodeError, LookupError):
         return False
     return True
+
+
+def progress(text: str | None) -> None:
+    """A progress line on stderr, rewritten in place, only for a person at a terminal (a pipe
+    or a log gets none); None clears it."""
+    stream = sys.stderr
+    if stream is None or not stream.isatty():
+        return
+    width = shutil.get_terminal_size((100, 24)).columns - 1
+    stream.write("\r" + (fit(text, width) if text else "").ljust(width) + ("" if text else "\r"))
+    stream.flush()

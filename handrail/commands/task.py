@@ -18,6 +18,9 @@ def new(*, slug: str, phase: str, title: str | None, project: str, as_json: bool
 
     tasks.check_slug(slug)
     tasks.check_phase(phase)
+    from handrail.policy import protocol as protocols
+
+    protocols.load(project)  # work opened under a policy nobody can read would be judged by nothing
     if phase in tasks.EDIT_PHASES:
         require_human("task new", f"{slug} --phase {phase}", "a human opens an edit phase")
     by, evidence = who_acts(project)

@@ -105,10 +105,8 @@ def _main(argv: list[str], as_json: bool) -> int:
             from handrail.records.envelope_states import apply_to_edit
 
             answer = apply_to_edit(project, agent, answer)
-    except HandrailError as e:
-        return _error(e.reason, str(e), as_json)
     except Exception as e:  # noqa: BLE001 - a pre-edit check must never crash open
-        return _error("internal_error", f"{type(e).__name__}: {e}", as_json)
+        return _error(e, as_json)
     if answer["allowed"]:
         _print(json.dumps(answer) if as_json else explain(answer, project))
         if "notice" in answer:
@@ -142,13 +140,19 @@ def _record(project: str, event: str, agent: str | None, answer: dict[str, Any],
         print(f"handrail: warning: could not record {event}: {type(e).__name__}: {e}", file=sys.stderr)
 
 
-def _error(reason: str, message: str, as_json: bool) -> int:
+def _error(e: Exception, as_json: bool) -> int:
+    from handrail.errors import describe, outcome
+
+    reason, message = describe(e)
     if reason not in ANSWER_REASONS:
         # An unreadable task or contract file is a broken policy, not a bad call.
         reason = "invalid_policy"
-    _print(f"handrail can-edit: error: {message}", err=True)
+    _code, line = outcome(e, "can-edit")
+    _print(line or f"handrail can-edit: error: {message}", err=True)
     if reason == "bad_arguments":
         print(USAGE, file=sys.stderr)
     if as_json:
         _print(json.dumps({"allowed": False, "reason": reason, "error": message}))
+    # The hot path answers 0, 1 or 2 (its documented contract): any error is 2, and never
+    # allows, whatever code the same error gives a CLI command (an unusable envelope's 3).
     return EXIT_ERROR

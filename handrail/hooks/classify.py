@@ -129,10 +129,8 @@ def _main(argv: list[str], as_json: bool) -> int:
         if agent and answer["tier"] in (1, 2):
             answer = _apply_envelope(project, str(agent), answer)
         out = _json(answer) if as_json else _text(answer)
-    except HandrailError as e:
-        return _error(e.reason, str(e), as_json)
     except Exception as e:  # noqa: BLE001 - a pre-tool check must never crash open
-        return _error("internal_error", f"{type(e).__name__}: {e}", as_json)
+        return _error(e, as_json)
     if given is not None and (answer["tier"] in (2, 3) or "envelope" in answer):
         _record(project, answer, opts.get("--tool"))  # type: ignore[arg-type]  # best effort: never changes the answer
     _emit(out)
@@ -315,14 +313,21 @@ def _record(project: str, answer: dict[str, Any], tool: str | None) -> None:
     record(project, event, topic="classify", message=summary(answer), payload=payload)
 
 
-def _error(reason: str, message: str, as_json: bool) -> int:
+def _error(e: Exception, as_json: bool) -> int:
+    from handrail.errors import describe, outcome
+
+    reason, message = describe(e)
+    _code, line = outcome(e, "classify")
+    text = line or f"handrail classify: error: {message}"
     try:
-        print(f"handrail classify: error: {message}", file=sys.stderr)
+        print(text, file=sys.stderr)
     except UnicodeEncodeError:
-        print(f"handrail classify: error: {message}".encode("ascii", "backslashreplace").decode(), file=sys.stderr)
+        print(text.encode("ascii", "backslashreplace").decode(), file=sys.stderr)
     if reason == "bad_arguments":
         print(USAGE, file=sys.stderr)
     if as_json:
         print(json.dumps({"command": None, "tier": None, "decision": "error", "reasons": [], "reason": reason,
                           "error": message}))
+    # The hot path answers 0, 1 or 2 (its documented contract): any error is 2, and never
+    # allows, whatever code the same error gives a CLI command (an unusable envelope's 3).
     return EXIT_ERROR

@@ -10,7 +10,7 @@ from collections.abc import Callable, Mapping
 import pygit2
 
 from handrail import repo as git
-from handrail.errors import EXIT_DENIED, HandrailError
+from handrail.errors import EXIT_DENIED
 from handrail.policy import gitrules
 
 TYPE_CHECKING = False
@@ -136,14 +136,12 @@ def guarded(action: str, event: str, body: Callable[[pygit2.Repository, str], in
         if code == EXIT_DENIED:
             say_command()
         return code
-    except HandrailError as e:
-        why = str(e)
-        if e.reason == "invalid_policy":
+    except (Exception, KeyboardInterrupt) as e:  # noqa: BLE001 - a safety net that breaks must not let anything through
+        from handrail.errors import describe
+
+        reason, why = describe(e)
+        if reason == "invalid_policy":
             next_step = "\n     next: fix it, then check with: handrail policy check"
-    except KeyboardInterrupt:
-        why = "interrupted"
-    except Exception as e:  # noqa: BLE001 - a safety net that breaks must not let anything through
-        why = f"internal error: {type(e).__name__}: {' '.join(str(e).split())}"
     say(f"handrail: {action} refused: {why}{next_step}")
     say_command()
     if project is not None:

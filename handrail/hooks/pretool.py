@@ -512,17 +512,13 @@ def _encodable(q: Question) -> bool:
 
 
 def _why(e: BaseException) -> str:
-    from handrail.errors import HandrailError
+    from handrail.errors import describe
 
     if isinstance(e, TooLarge):
         return str(e)
     if isinstance(e, BadPayload):
         return f"unreadable payload: {e}"
-    if isinstance(e, HandrailError):
-        return str(e)
-    if isinstance(e, KeyboardInterrupt):
-        return "interrupted"
-    return f"internal error: {type(e).__name__}: {e}"
+    return describe(e)[1]
 
 
 def _one_line(text: str) -> str:

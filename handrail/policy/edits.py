@@ -13,6 +13,7 @@ from handrail.policy import contract as contracts
 from handrail.policy import tasks as taskmod
 from handrail.policy.scope import (
     PROTECTED_PATH,
+    ContractScope,
     Refusal,
     WritePaths,
     builtin_refusal,
@@ -74,6 +75,11 @@ def can_edit(project: str, *, task: str | None = None, file: str | None = None,
     to `tree`."""
     if not os.path.isdir(project):
         raise HandrailError(f"{project}: project folder not found", reason="bad_arguments")
+    # The protocol is read first (~2 ms): an unreadable policy refuses edits as it refuses
+    # commands, with or without a task in an edit phase.
+    from handrail.policy import protocol as protocols
+
+    protocols.load(project)
     if task is not None:
         one = taskmod.load_task(project, task)
         candidates = [one] if one.editing else []
@@ -90,10 +96,6 @@ def can_edit(project: str, *, task: str | None = None, file: str | None = None,
     for t in candidates:
         contract = contracts.load(t.dir, os.path.join(taskmod.TASKS_DIR, t.slug, contracts.CONTRACT_FILE))
         scopes.append((t, contract.scope() if contract else None))
-    # So is the protocol (~2 ms): an unreadable policy refuses edits as it refuses commands.
-    from handrail.policy import protocol as protocols
-
-    protocols.load(project)
     if file is None:
         return {
             "allowed": True,
@@ -101,8 +103,20 @@ def can_edit(project: str, *, task: str | None = None, file: str | None = None,
             "primary_task": primary.summary(),
             "all_edit_tasks": [t.summary() for t in candidates],
         }
+    return judge_file(project, candidates, scopes, file, tree=tree, base=base)
+
+
+def judge_file(project: str, candidates: list[taskmod.Task], scopes: list[tuple[taskmod.Task, ContractScope | None]],
+               file: str, *, tree: str | None = None, base: str | None = None) -> dict[str, Any]:
+    """can-edit's answer for one file, given the tasks in an edit phase and their scopes.
+
+    With no task (`handrail audit` replaying a time no task history covers), only the rules
+    that hold whatever the task: default-forbidden and protected paths, hard links."""
+    primary = candidates[0] if candidates else None
     resolved = resolve_file(tree or project, file, base)
     if resolved is None:
+        if primary is None:
+            return {"allowed": True, "reason": "no_task", "file": file}
         return {"allowed": False, "reason": "out_of_scope", "task": primary.slug, "phase": primary.phase, "file": file}
     rels = resolved
     shown = rels[-1]
@@ -118,6 +132,8 @@ def can_edit(project: str, *, task: str | None = None, file: str | None = None,
     refusal = hard_link_refusal(shown, _links(os.path.join(os.path.realpath(project), shown)))
     if refusal is not None:
         return _refused(refusal, primary, shown)
+    if primary is None:
+        return {"allowed": True, "reason": "no_task", "file": shown}
     first_refusal: tuple[Refusal, taskmod.Task] | None = None
     # A path write_paths opened is bound by a contract's forbidden_files, not its allowed_files.
     by_contract = contract_refusal if write_paths is None else forbidden_refusal
@@ -158,14 +174,14 @@ def _links(path: str) -> int:
     return st.st_nlink if stat.S_ISREG(st.st_mode) else 1
 
 
-def _refused(refusal: Refusal, task: taskmod.Task, file: str) -> dict[str, Any]:
+def _refused(refusal: Refusal, task: taskmod.Task | None, file: str) -> dict[str, Any]:
     return {
         "allowed": False,
         "reason": refusal.reason,
         "rule": refusal.rule,
         "source": refusal.source,
-        "task": task.slug,
-        "phase": task.phase,
+        "task": task.slug if task else None,
+        "phase": task.phase if task else None,
         "file": file,
     }
 

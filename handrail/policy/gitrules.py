@@ -84,6 +84,7 @@ class Problem(NamedTuple):
     fix: str
     path: str | None = None
     commit: str | None = None
+    line: int | None = None                       # where in `path`, when the rule knows (a secret's line)
 
     def render(self, number: int) -> str:
         return f"  {number}. {self.what}\n     rule: {self.source}\n     next: {self.fix}"
@@ -343,6 +344,29 @@ def _gate_problem(t: TaskRules, theme: str, paths: list[str], hit: str) -> Probl
                    f"a human approves it: handrail gate approve {slug} {theme}", paths[0])
 
 
+def policy_change_problems(changes: Iterable[ChangeLike], policy: GitPolicy,
+                           commit: str | None = None) -> list[Problem]:
+    """A change to the policy itself, whoever made it: one problem per path under the
+    `policy_change` gate's paths (every protected path: handrail's policy, tasks and
+    contracts, the git hooks' config, each harness's permission files). A write path
+    is open by the policy itself: no policy change. The CI check reports these, so a
+    pull request that loosens the rules it is judged by says so to its reviewer."""
+    out = []
+    for change in changes:
+        for path in dict.fromkeys(p for p in (change.path, change.old_path) if p):
+            found = scope.protected_rule(path)
+            if found is None or _opened(path, policy):
+                continue
+            pattern, why = found
+            how = {"D": " (deleted)", "R": " (a side of a rename)", "C": " (a side of a copy)"}.get(change.status, "")
+            out.append(Problem(POLICY_CHANGE, f"{display(path)}{how} changes the policy: {why}",
+                               f"'{pattern}' from {scope.BUILTIN_PROTECTED} (the {POLICY_CHANGE} gate's paths); "
+                               "binds everyone",
+                               "a reviewer who is not its author checks the change before it is merged",
+                               path, commit))
+    return out
+
+
 # --------------------------------------------------------------------------- rule 4
 
 
@@ -448,7 +472,8 @@ def secret_problems(path: str, data: bytes, commit: str | None = None) -> list[P
                else f"remove it from commit {commit[:7]} and rotate it: git rebase -i {commit[:7]}^")
         article = "an" if hit.kind[0] in "AEIOU" else "a"
         out.append(Problem(SECRET, f"{where} carries {article} {hit.kind} ({hit.preview})",
-                           f"{hit.kind} pattern from {SECRETS_SOURCE}; binds everyone", fix, path, commit))
+                           f"{hit.kind} pattern from {SECRETS_SOURCE}; binds everyone", fix, path, commit,
+                           hit.line))
     return out
 
 

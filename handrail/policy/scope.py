@@ -199,7 +199,15 @@ def write_path_hit(path: str, write_paths: WritePaths | None) -> str | None:
 def handrail_own(path: str) -> bool:
     """A file of handrail's or a harness's own (every protected pattern): no task
     contract scopes it for a human."""
-    return any(spec.match(path) for spec, _p, _w in _rules(PROTECTED_PATH, True))
+    return protected_rule(path) is not None
+
+
+def protected_rule(path: str) -> tuple[str, str] | None:
+    """(pattern, why) of the first protected pattern `path` falls under, if any."""
+    for spec, pattern, why in _rules(PROTECTED_PATH, True):
+        if spec.match(path):
+            return pattern, why
+    return None
 
 
 def hard_link_refusal(path: str, links: int) -> Refusal | None:

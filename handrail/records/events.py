@@ -23,6 +23,7 @@ if TYPE_CHECKING:
 
 RUNTIME_DIR = os.path.join(".handrail", "runtime")
 DB_NAME = "events.sqlite"
+NO_PROJECT = "no_project"
 # A lock nobody releases costs a decision this long, then its event. Writers that take
 # turns are told apart from one that hangs by the log's files changing: while other
 # events land the lock is moving, and the wait goes on (up to CONTENDED_WAIT_MS), so
@@ -71,6 +72,11 @@ def connect(project: str, *, wait_ms: int = WRITE_WAIT_MS):  # type: ignore[no-u
     path = db_path(project)
     fresh = not os.path.exists(path)
     if fresh:
+        from handrail.projectroot import keeps_records
+
+        if not keeps_records(project, os.environ):
+            raise HandrailError(f"{project} is no project (no git repository, no .handrail/ folder): "
+                                "nothing is written there", reason=NO_PROJECT)
         ensure_runtime_dir(project)
     conn = sqlite3.connect(path, timeout=wait_ms / 1000, isolation_level=None)
     # With WAL, NORMAL still never corrupts; it only skips an fsync per event, which
@@ -104,6 +110,9 @@ def record(project: str, event_type: str, *, agent: str | None = None, task: str
     try:
         event["id"] = insert(project, event)
     except Exception as e:  # noqa: BLE001 - recording must never change a decision
+        if isinstance(e, HandrailError) and e.reason == NO_PROJECT:
+            print(f"handrail: note: {event_type} not recorded: {e}", file=sys.stderr)
+            return None
         print(f"handrail: warning: could not record {event_type} in {db_path(project)}: {explain(e)}; "
               "the answer stands", file=sys.stderr)
         return None

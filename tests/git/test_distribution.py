@@ -18,12 +18,15 @@ MANIFEST = ROOT / ".pre-commit-hooks.yaml"
 PRE_COMMIT = str(Path(HANDRAIL or "handrail").parent / "pre-commit")
 
 
-def test_manifest_validates_and_declares_the_five_hooks() -> None:
+def test_manifest_validates_and_declares_the_six_hooks() -> None:
     r = subprocess.run([PRE_COMMIT, "validate-manifest", str(MANIFEST)], capture_output=True, text=True)
     assert r.returncode == 0, r.stdout + r.stderr
     hooks = {h["id"]: h for h in yaml.safe_load(MANIFEST.read_text())}
     assert set(hooks) == {"handrail-pre-commit", "handrail-prepare-commit-msg", "handrail-pre-push",
-                          "handrail-post-commit", "handrail-policy-check"}
+                          "handrail-post-commit", "handrail-policy-check", "handrail-ci"}
+    # the CI check over a range runs only when asked: `pre-commit run --hook-stage manual handrail-ci`
+    ci = hooks["handrail-ci"]
+    assert ci["stages"] == ["manual"] and ci["entry"] == "handrail ci" and ci["always_run"]
     for h in hooks.values():
         # Only the message hook is given a file: the one git prepares the message in.
         assert h["pass_filenames"] is (h["id"] == "handrail-prepare-commit-msg")

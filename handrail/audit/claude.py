@@ -1,0 +1,181 @@
+"""Claude Code's transcripts: `~/.claude/projects/<slug>/<session id>.jsonl`.
+
+Field names as Claude Code 2.1.197 writes them (seen in transcripts it made, offline, under
+tests/audit/sessions.py):
+- every line has `type`; "assistant" and "user" lines carry `message`, `timestamp`, `cwd`,
+  `sessionId`; "attachment" lines carry `attachment` {type, toolUseID, …};
+- a call is an assistant `message.content` block {"type": "tool_use", id, name, input};
+- its result is a user `message.content` block {"type": "tool_result", tool_use_id, content,
+  is_error}, paired by id (it may come many lines later, or never);
+- a pre-tool hook that allows writes an attachment `hook_success` for the call; one that denies
+  (`permissionDecision: deny`) leaves no attachment: the result is `is_error: true` with the
+  hook's reason as its whole text, the only mark of a denial. A hook that exits 2 writes
+  `hook_blocking_error`. Claude's own failures are told apart by their text: a tool's error is
+  wrapped in `<tool_use_error>`, a failed Bash command opens with `Exit code N` (or `Command timed
+  out after …`), the person's
+  refusal and a settings rule's are the sentences in USER_DENIED.
+
+The slug: `cwd.replace(/[^a-zA-Z0-9]/g, "-")`, cut at 200 characters plus `-` and the base-36
+of a string hash when longer (Claude Code's `$E`). It is lossy (`/a/b-c` and `/a/b/c` meet), so
+the finder reads each session's own `cwd` before it keeps one.
+"""
+
+from __future__ import annotations
+
+import glob
+import os
+from collections.abc import Iterator
+from typing import Any
+
+from handrail.audit.calls import Call, Problem, Record, Unknown
+from handrail.audit.jsonl import first_records, inside, records, text_of
+
+HARNESS = "claude"
+SLUG_MAX = 200
+# Line types that hold no tool call: the prompt queue, titles, summaries, snapshots of edited
+# files, system notes. Any other type is counted as unknown.
+QUIET = frozenset({"queue-operation", "last-prompt", "summary", "file-history-snapshot", "system", "custom-title",
+                   "progress", "permission-mode", "agent-name", "tag"})
+USER_DENIED = ("The user doesn't want to proceed with this tool use", "The user doesn't want to take this action",
+               "Permission to use ", "Permission to edit ", "Permission to read ",
+               "[Request interrupted by user for tool use]")
+TOOL_ERROR = ("<tool_use_error>", "Exit code ", "Command timed out after ")
+MOST_PENDING = 10_000  # calls awaiting their result; past this the oldest is given as unknown
+
+
+def slug(path: str) -> str:
+    """Claude Code's folder name for a working directory."""
+    # JavaScript replaces per UTF-16 code unit: a character past U+FFFF becomes two dashes.
+    out = "".join(c if c.isascii() and c.isalnum() else "--" if ord(c) > 0xFFFF else "-" for c in path)
+    if len(out) <= SLUG_MAX:
+        return out
+    return f"{out[:SLUG_MAX]}-{_base36(abs(_java_hash(path)))}"
+
+
+def _java_hash(text: str) -> int:
+    h = 0
+    data = text.encode("utf-16-le", "surrogatepass")
+    for i in range(0, len(data), 2):
+        h = (h * 31 + int.from_bytes(data[i:i + 2], "little")) & 0xFFFFFFFF
+    return h - (1 << 32) if h >= 1 << 31 else h
+
+
+def _base36(n: int) -> str:
+    digits = "0123456789abcdefghijklmnopqrstuvwxyz"
+    out = ""
+    while True:
+        n, r = divmod(n, 36)
+        out = digits[r] + out
+        if n == 0:
+            return out
+
+
+def find_claude(project: str, home: str) -> list[str]:
+    """The transcripts whose session ran inside `project`: the folders whose slug begins with the
+    project's (a session started in a subfolder has a longer one), each file kept only when its
+    own `cwd` lies inside the project."""
+    base = os.path.join(home, ".claude", "projects")
+    try:
+        folders = os.listdir(base)
+    except OSError:
+        return []
+    heads = {slug(os.path.abspath(project))[:SLUG_MAX], slug(os.path.realpath(project))[:SLUG_MAX]}
+    found = []
+    for name in sorted(folders):
+        if not any(name == h or name.startswith(h + "-") or (len(h) == SLUG_MAX and name.startswith(h)) for h in heads):
+            continue
+        folder = os.path.join(base, name)
+        for path in sorted(glob.glob(os.path.join(glob.escape(folder), "*.jsonl")) +
+                           glob.glob(os.path.join(glob.escape(folder), "*", "subagents", "*.jsonl"))):
+            cwd = next((r["cwd"] for r in first_records(path, 50) if isinstance(r.get("cwd"), str)), None)
+            if cwd is not None and inside(cwd, project):
+                found.append(path)
+    return found
+
+
+def read_claude(path: str) -> Iterator[Record]:
+    """Each tool call of one transcript, with the outcome its result shows, in the order the
+    results came (a call never answered comes last, as unknown)."""
+    pending: dict[str, Call] = {}
+    allowed: set[str] = set()  # calls a hook let through (hook_success)
+    blocked: dict[str, str] = {}  # calls a hook refused by exiting 2, with its text
+    session = os.path.splitext(os.path.basename(path))[0]
+    for item in records(path):
+        if isinstance(item, Problem):
+            yield item
+            continue
+        number, rec = item
+        kind = rec.get("type")
+        if isinstance(rec.get("sessionId"), str):
+            session = rec["sessionId"]
+        if kind == "assistant":
+            for block in _blocks(rec):
+                if block.get("type") != "tool_use":
+                    continue
+                made = _call(block, rec, session, path, number)
+                if isinstance(made, Problem):
+                    yield made
+                elif made is not None:
+                    pending[str(block.get("id"))] = made
+                    if len(pending) > MOST_PENDING:
+                        yield pending.pop(next(iter(pending)))
+        elif kind == "user":
+            for block in _blocks(rec):
+                if block.get("type") == "tool_result":
+                    call = pending.pop(str(block.get("tool_use_id")), None)
+                    if call is not None:
+                        yield _answered(call, block, allowed, blocked)
+        elif kind == "attachment":
+            att = rec.get("attachment")
+            if isinstance(att, dict) and isinstance(att.get("toolUseID"), str):
+                if att.get("type") == "hook_success":
+                    allowed.add(att["toolUseID"])
+                elif att.get("type") == "hook_blocking_error":
+                    err = att.get("blockingError")
+                    blocked[att["toolUseID"]] = str(err.get("blockingError", "")) if isinstance(err, dict) else ""
+        elif kind not in QUIET:
+            yield Unknown(str(kind)[:80] if kind is not None else "(no type)")
+    yield from pending.values()
+
+
+def _blocks(rec: dict[str, Any]) -> list[dict[str, Any]]:
+    message = rec.get("message")
+    content = message.get("content") if isinstance(message, dict) else None
+    return [b for b in content if isinstance(b, dict)] if isinstance(content, list) else []
+
+
+def _call(block: dict[str, Any], rec: dict[str, Any], session: str, path: str, number: int) -> Call | Problem | None:
+    """The call a tool_use block makes, read by the hook adapter itself (one reading of Claude's
+    tools: harnesses/claude.py); None for a tool that is no shell, edit, read or search."""
+    from handrail.harnesses import claude as adapter
+    from handrail.hooks.pretool import EDIT, OTHER, SHELL, BadPayload
+
+    name = block.get("name")
+    cwd = rec.get("cwd") if isinstance(rec.get("cwd"), str) else None
+    payload = {"tool_name": name, "tool_input": block.get("input"), "cwd": cwd or ""}
+    try:
+        q = adapter.question(payload)
+    except BadPayload as e:
+        return Problem(path, number, f"tool_use {str(name)[:60]}: {e}")
+    if q is None or q.kind == OTHER:
+        return None
+    kind = "write" if q.kind == EDIT and name == "Write" else q.kind
+    time = rec.get("timestamp") if isinstance(rec.get("timestamp"), str) else None
+    return Call(HARNESS, session, path, number, time, cwd, kind, q.command if q.kind == SHELL else None,
+                tuple(q.paths), "unknown", None)
+
+
+def _answered(call: Call, block: dict[str, Any], allowed: set[str], blocked: dict[str, str]) -> Call:
+    use = str(block.get("tool_use_id"))
+    text = text_of(block.get("content"))
+    if use in blocked:
+        return call._replace(outcome="hook_denied", reason=blocked[use] or text[:2000])
+    if block.get("is_error") is not True:
+        return call._replace(outcome="ok")
+    if text.startswith(USER_DENIED):
+        return call._replace(outcome="user_denied", reason=text[:2000])
+    if text.startswith(TOOL_ERROR) or use in allowed:
+        return call._replace(outcome="error", reason=text[:2000])
+    # An error result in no shape of Claude's own, for a call no hook let through: the text is
+    # a pre-tool hook's reason (the only mark a denial leaves).
+    return call._replace(outcome="hook_denied", reason=text[:2000])

@@ -1,0 +1,186 @@
+"""Codex CLI's rollouts: `~/.codex/sessions/YYYY/MM/DD/rollout-<time>-<id>.jsonl` (and
+`archived_sessions/`), indexed in its state database `~/.codex/state_<n>.sqlite`.
+
+Field names as Codex 0.171.0 writes them (seen in rollouts it made, offline, under
+tests/audit/sessions.py): every line is {timestamp, type, payload};
+- "session_meta": payload {id, cwd, cli_version, …}; "turn_context": payload {cwd, …} when a
+  turn starts (the folder may change between turns);
+- "response_item" with payload.type "function_call" {name, arguments (JSON text), call_id}
+  (`exec_command` {cmd, workdir}; older builds `shell` {command: argv, workdir}),
+  "custom_tool_call" {name: "apply_patch", input: the patch, call_id}, "local_shell_call"
+  {action: {command, working_directory}, call_id}; their results "function_call_output" and
+  "custom_tool_call_output" {call_id, output}, paired by call_id;
+- a pre-tool hook's denial is the output `Command blocked by PreToolUse hook: <reason>.
+  Command: <command>`; a shell's failure `Process exited with code N` (exec_command) or
+  `Exit code: N`; a refusal by the person `… rejected by user`;
+- "event_msg" and the bookkeeping lines (token counts, world state) hold no call of their own.
+The state database's `threads` table (id, rollout_path, cwd) lists every session with its
+folder; where it is absent or unreadable, each rollout's first line says it.
+"""
+
+from __future__ import annotations
+
+import glob
+import json
+import os
+import re
+from collections.abc import Iterator
+from typing import Any
+
+from handrail.audit.calls import Call, Problem, Record, Unknown
+from handrail.audit.jsonl import first_records, inside, records
+
+HARNESS = "codex"
+READ_TYPES = frozenset({"session_meta", "turn_context", "response_item"})
+QUIET = frozenset({"event_msg", "world_state", "token_usage_record", "compacted"})
+QUIET_ITEMS = frozenset({"message", "reasoning", "web_search_call", "image_generation_call"})
+CALL_ITEMS = frozenset({"function_call", "custom_tool_call", "local_shell_call"})
+OUTPUT_ITEMS = frozenset({"function_call_output", "custom_tool_call_output"})
+HOOK_DENIED = "Command blocked by PreToolUse hook: "
+_EXIT = re.compile(r"(?:Process exited with code|Exit code:) (-?\d+)")
+MOST_PENDING = 10_000
+
+
+def find_codex(project: str, home: str) -> list[str]:
+    """The rollouts whose session ran inside `project`, from the state database where it
+    lists them, and from each rollout's own first line for those it does not."""
+    base = os.path.join(home, ".codex")
+    found: dict[str, None] = {}
+    known: set[str] = set()
+    for path, cwd in _indexed(base):
+        known.add(os.path.abspath(path))
+        if inside(cwd, project) and os.path.isfile(path):
+            found[path] = None
+    for folder in ("sessions", "archived_sessions"):
+        for path in sorted(glob.glob(os.path.join(glob.escape(os.path.join(base, folder)), "**", "rollout-*.jsonl"),
+                                     recursive=True)):
+            if os.path.abspath(path) in known:
+                continue
+            started = next((_meta_cwd(r) for r in first_records(path, 5) if _meta_cwd(r)), None)
+            if started is not None and inside(started, project):
+                found[path] = None
+    return list(found)
+
+
+def _meta_cwd(rec: dict[str, Any]) -> str | None:
+    payload = rec.get("payload")
+    if rec.get("type") == "session_meta" and isinstance(payload, dict) and isinstance(payload.get("cwd"), str):
+        return str(payload["cwd"])
+    return None
+
+
+def _indexed(base: str) -> list[tuple[str, str]]:
+    """(rollout path, cwd) of every thread in the newest state database; none when unreadable."""
+    import sqlite3
+
+    dbs = sorted(glob.glob(os.path.join(glob.escape(base), "state_*.sqlite")),
+                 key=lambda p: int(re.sub(r"\D", "", os.path.basename(p)) or 0))
+    if not dbs:
+        return []
+    try:
+        con = sqlite3.connect(f"file:{dbs[-1]}?mode=ro", uri=True)
+        try:
+            rows = con.execute("SELECT rollout_path, cwd FROM threads").fetchall()
+        finally:
+            con.close()
+    except sqlite3.Error:
+        return []
+    return [(r[0], r[1]) for r in rows if isinstance(r[0], str) and isinstance(r[1], str)]
+
+
+def read_codex(path: str) -> Iterator[Record]:
+    """Each shell and apply_patch call of one rollout, with the outcome its output shows."""
+    pending: dict[str, Call] = {}
+    session = os.path.splitext(os.path.basename(path))[0]
+    cwd: str | None = None
+    for item in records(path):
+        if isinstance(item, Problem):
+            yield item
+            continue
+        number, rec = item
+        kind, payload = rec.get("type"), rec.get("payload")
+        if not isinstance(payload, dict):
+            if kind in READ_TYPES:
+                yield Problem(path, number, f"{kind}: no payload object")
+            elif kind not in QUIET:
+                yield Unknown(str(kind)[:80] if kind is not None else "(no type)")
+            continue
+        if kind == "session_meta":
+            session = str(payload.get("id") or session)
+            cwd = payload["cwd"] if isinstance(payload.get("cwd"), str) else cwd
+        elif kind == "turn_context":
+            cwd = payload["cwd"] if isinstance(payload.get("cwd"), str) else cwd
+        elif kind == "response_item":
+            what = payload.get("type")
+            if what in CALL_ITEMS:
+                made = _call(payload, rec, session, path, number, cwd)
+                if isinstance(made, Problem):
+                    yield made
+                elif made is not None:
+                    pending[str(payload.get("call_id"))] = made
+                    if len(pending) > MOST_PENDING:
+                        yield pending.pop(next(iter(pending)))
+            elif what in OUTPUT_ITEMS:
+                call = pending.pop(str(payload.get("call_id")), None)
+                if call is not None:
+                    yield _answered(call, payload.get("output"))
+            elif what not in QUIET_ITEMS:
+                yield Unknown(f"response_item/{str(what)[:60]}")
+        elif kind not in QUIET:
+            yield Unknown(str(kind)[:80] if kind is not None else "(no type)")
+    yield from pending.values()
+
+
+def _call(payload: dict[str, Any], rec: dict[str, Any], session: str, path: str, number: int,
+          cwd: str | None) -> Call | Problem | None:
+    """The call, read by the hook adapter itself (harnesses/codex.py: one reading of Codex's tools)."""
+    from handrail.harnesses import codex as adapter
+    from handrail.hooks.pretool import OTHER, SHELL, BadPayload
+
+    name = payload.get("name")
+    if payload.get("type") == "local_shell_call":
+        action = payload.get("action")
+        args: object = {"command": action.get("command"), "workdir": action.get("working_directory")} \
+            if isinstance(action, dict) else None
+        name = "local_shell"
+    elif payload.get("type") == "custom_tool_call":
+        args = {"input": payload.get("input")}
+    else:
+        try:
+            args = json.loads(payload["arguments"]) if isinstance(payload.get("arguments"), str) else None
+        except ValueError:
+            return Problem(path, number, f"function_call {str(name)[:60]}: arguments are not JSON")
+    if name not in adapter.SHELL_TOOLS and name not in adapter.PATCH_TOOLS:
+        return None
+    if not isinstance(args, dict):
+        return Problem(path, number, f"function_call {str(name)[:60]}: no arguments object")
+    workdir = args.get("workdir") if isinstance(args.get("workdir"), str) else cwd
+    try:
+        q = adapter.question({"tool_name": name, "tool_input": args, "cwd": workdir or ""})
+    except BadPayload as e:
+        return Problem(path, number, f"{str(name)[:60]}: {e}")
+    if q is None or q.kind == OTHER:
+        return None
+    time = rec.get("timestamp") if isinstance(rec.get("timestamp"), str) else None
+    return Call(HARNESS, session, path, number, time, workdir, q.kind, q.command if q.kind == SHELL else None,
+                tuple(q.paths), "unknown", None)
+
+
+def _answered(call: Call, output: object) -> Call:
+    if isinstance(output, dict):  # some builds write {content, success}
+        ok = output.get("success")
+        text = str(output.get("content", ""))
+        if ok is False and not text.startswith(HOOK_DENIED):
+            return call._replace(outcome="error", reason=text[:2000])
+    else:
+        text = output if isinstance(output, str) else ""
+    if text.startswith(HOOK_DENIED):
+        reason = text[len(HOOK_DENIED):]
+        reason = reason.split(". Command: ", 1)[0] if ". Command: " in reason else reason
+        return call._replace(outcome="hook_denied", reason=reason[:2000])
+    if "rejected by user" in text[:200]:
+        return call._replace(outcome="user_denied", reason=text[:2000])
+    code = _EXIT.search(text[:400])
+    if code is not None and code.group(1) != "0":
+        return call._replace(outcome="error", reason=text[:2000])
+    return call._replace(outcome="ok")

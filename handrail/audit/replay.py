@@ -1,0 +1,192 @@
+"""Past calls judged by the current policy: what it would refuse, or ask a human for.
+
+Every judgement is the one the live layers make, called, never restated:
+- a shell command: the classifier (`policy/shell/engine.classify`, from the call's folder) for
+  its tier, and what it writes inside the project judged as edits, as the pre-tool hooks do;
+- an edit or a write: can-edit's rules for the file (`policy/edits.judge_file`), with the tasks
+  the task history shows in an edit phase at the call's time; where it shows none (no task yet,
+  no time in the transcript), only the rules that hold whatever the task;
+- a read: the secrets rule the hooks' Read checks apply (`hooks/pretool.secret_at`);
+- a search: the hooks' search judgement (`hooks/search.judge`), over the files there now.
+A tier-3 command is `ask` (`refuse` where the policy denies tier 3); every other finding is
+`refuse`. An unlisted command is no finding: the harness's own default decides it live too.
+"""
+
+from __future__ import annotations
+
+import os
+from typing import Any, NamedTuple
+
+from handrail.audit.calls import Call
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from datetime import datetime
+
+    from handrail.policy.protocol import Protocol
+    from handrail.policy.scope import ContractScope
+    from handrail.policy.tasks import Task
+
+
+class Finding(NamedTuple):
+    call: Call
+    verdict: str  # "refuse" | "ask"
+    rule: str  # the pattern or rule that decided
+    why: str  # one line, as the live layer would say it
+
+
+class TaskLine(NamedTuple):
+    """A task, its contract's scope, and its phase changes in time order."""
+
+    task: Task
+    scope: ContractScope | None
+    changes: list[tuple[datetime, str]]
+
+
+class Policy:
+    """The current policy of a project, loaded once for a whole audit."""
+
+    def __init__(self, project: str, home: str) -> None:
+        from handrail.policy import contract as contracts
+        from handrail.policy import protocol as protocols
+        from handrail.policy import tasks as taskmod
+
+        self.project = os.path.abspath(project)
+        self.home = home
+        self.proto: Protocol = protocols.load(self.project)
+        self.lines: list[TaskLine] = []
+        for t in taskmod.load_all(self.project):
+            contract = contracts.load(t.dir, os.path.join(taskmod.TASKS_DIR, t.slug, contracts.CONTRACT_FILE))
+            self.lines.append(TaskLine(t, contract.scope() if contract else None, _changes(t)))
+
+    def engine(self, harness: str) -> Any:
+        from handrail.policy.shell import engine as commands
+
+        # A protocol without this harness in its tools (a v1.0 file) is read for all tools, as the hooks read it.
+        tool = harness if harness in (self.proto.data.get("tools") or {}) else None
+        return commands.engine(self.proto, tool)
+
+    def editing_at(self, when: str | None) -> list[tuple[Task, ContractScope | None]]:
+        """The tasks in an edit phase at `when`, most recently moved first; none when the history
+        cannot say (no time, or no task yet)."""
+        from handrail.policy.tasks import EDIT_PHASES
+
+        at = _parsed(when)
+        if at is None:
+            return []
+        open_: list[tuple[datetime, TaskLine]] = []
+        for line in self.lines:
+            before = [(t, phase) for t, phase in line.changes if t <= at]
+            if before and before[-1][1] in EDIT_PHASES:
+                open_.append((before[-1][0], line))
+        open_.sort(key=lambda x: (x[0], x[1].task.slug), reverse=True)
+        return [(line.task, line.scope) for _t, line in open_]
+
+
+def _changes(task: Task) -> list[tuple[datetime, str]]:
+    out = []
+    for entry in task.data.get("history", []):
+        at = _parsed(entry.get("at")) if isinstance(entry.get("at"), str) else None
+        if at is not None and isinstance(entry.get("to"), str):
+            out.append((at, str(entry["to"])))
+    return sorted(out, key=lambda x: x[0])
+
+
+def _parsed(when: str | None) -> datetime | None:
+    from handrail.records.clock import parse_iso
+
+    if not when:
+        return None
+    try:
+        return parse_iso(when)
+    except ValueError:
+        return None
+
+
+def judge(call: Call, policy: Policy) -> Finding | None:
+    """The finding for one call, or None when the policy would let it through."""
+    cwd = call.cwd if call.cwd and os.path.isabs(call.cwd) else policy.project
+    if call.kind == "shell" and call.command is not None:
+        return _shell(call, policy, cwd)
+    if call.kind in ("edit", "write"):
+        return _edits(call, policy, cwd, list(call.paths))
+    if call.kind == "read":
+        return _read(call, policy, cwd)
+    if call.kind == "search":
+        return _search(call, policy, cwd)
+    return None
+
+
+def _absolute(path: str, cwd: str) -> str:
+    return os.path.normpath(path if os.path.isabs(path) else os.path.join(cwd, path))
+
+
+def _edits(call: Call, policy: Policy, cwd: str, paths: list[str], command: str | None = None) -> Finding | None:
+    from handrail.policy.edits import explain, judge_file
+
+    tasks = policy.editing_at(call.time)
+    for given in paths:
+        if "\0" in given or not given.strip():
+            continue
+        answer = judge_file(policy.project, [t for t, _s in tasks], tasks, _absolute(given, cwd))
+        if answer["allowed"]:
+            continue
+        text = explain(answer, policy.project).removeprefix("denied: ")
+        if command is not None:
+            text = f"the command writes {answer.get('file', given)}, an edit: {text}"
+        return Finding(call, "refuse", str(answer.get("rule") or answer["reason"]), text)
+    return None
+
+
+def _shell(call: Call, policy: Policy, cwd: str) -> Finding | None:
+    from handrail.hooks.pretool import inside
+    from handrail.policy.shell import engine as commands
+    from handrail.policy.shell import unwrap, writes
+    from handrail.policy.shell.syntax import ShellSyntaxError
+
+    command = call.command or ""
+    try:
+        parts: list[Any] | None = unwrap.split(command, cwd, policy.home)
+    except ShellSyntaxError:
+        parts = None  # classify answers tier 3 for it
+    targets = [p for p in (writes.touched_paths(parts, policy.home) if parts is not None else [])
+               if not p.startswith("/dev/") and inside(p, policy.project) is not None]
+    if targets:
+        found = _edits(call, policy, cwd, targets, command)
+        if found is not None:
+            return found
+    answer = commands.classify(command, policy.engine(call.harness), cwd=cwd, project=policy.project,
+                               home=policy.home, parts=parts)
+    if answer["tier"] != 3:
+        return None
+    decisive = [r for r in answer["reasons"] if r.get("tier") == 3]
+    rule = str(decisive[0].get("pattern") or decisive[0].get("rule") or "tier3") if decisive else "tier3"
+    verdict = "refuse" if policy.proto.tier3_decision == "deny" else "ask"
+    return Finding(call, verdict, rule, commands.summary(answer))
+
+
+def _read(call: Call, policy: Policy, cwd: str) -> Finding | None:
+    from handrail.hooks.pretool import secret_at
+
+    for given in call.paths:
+        if "\0" in given or not given.strip():
+            continue
+        found = secret_at(_absolute(given, cwd), policy.project)
+        if found is not None:
+            shown, refusal = found
+            return Finding(call, "refuse", refusal.rule,
+                           f"reading {shown}: rule '{refusal.rule}' from {refusal.source} ({refusal.why})")
+    return None
+
+
+def _search(call: Call, policy: Policy, cwd: str) -> Finding | None:
+    from handrail.hooks.pretool import DENY, PREFIX, SEARCH, Question
+    from handrail.hooks.search import judge as judge_search
+
+    if any("\0" in p for p in call.paths):
+        return None
+    q = Question(SEARCH, f"{call.harness} search", paths=list(call.paths), cwd=cwd)
+    answer = judge_search(q, policy.project, cwd)
+    if answer.verdict != DENY:
+        return None
+    return Finding(call, "refuse", "secrets", answer.message.removeprefix(PREFIX).removeprefix("denied: "))

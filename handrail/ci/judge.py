@@ -1,0 +1,127 @@
+"""`judge()`: every commit of `base..head` against the rules pre-push applies, as a report.
+
+Every commit reachable from head and not from base is judged (all parents: the commits a
+merge brings in from its second parent too, and the merge itself for what no parent
+carries), each by the policy its own tree holds (ci/intree.py) and bound as its maker
+is (policy/authorship.py), exactly as pre-push binds a pushed commit:
+
+- `edit_task`, `path`, `governor`, `secret`: the git rules themselves (policy/gitrules.py
+  through hooks/gitcheck.py, the code pre-push runs; nothing is judged twice here);
+- `policy_change`: a commit that changes the policy, the git hooks' config or a
+  harness's permission files, whoever made it (`gitrules.policy_change_problems`);
+- `rewrite`: the engine says the branch was force-pushed, or its old tip is not an
+  ancestor of the new one (ci/range.py);
+- `unattributed`: with `require_attribution`, a commit that carries no agent's mark.
+
+`human_gate` and `publish` wait for a gate a human approves on their own machine; that
+approval is local state no commit carries, so CI judges neither (pre-push does not
+judge `human_gate` either): the reviewer's approval of the pull request is the human
+step on this side of the boundary.
+
+Who made a commit: `agent` where the commit carries an agent's mark; `human` where it
+carries a signature the job's git verifies (a key the team lists in the job's keyring or
+`gpg.ssh.allowedSignersFile`): the one record a person's tools make that an agent cannot
+write into a commit without that person's key; else `unknown`. No trailer or name makes
+a commit a human's: an agent's process can write any of them. Both `human` and `unknown`
+commits are bound as a human's, as pre-push binds them.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pygit2
+
+from handrail import repo as git
+from handrail.ci import range as ranges
+from handrail.ci.intree import TreePolicies
+from handrail.hooks.gitcheck import check_changes
+from handrail.policy import gitrules
+from handrail.policy.authorship import Maker, made_by
+
+VERSION = 1
+REWRITE, UNATTRIBUTED = "rewrite", "unattributed"
+AGENT, HUMAN, UNKNOWN = "agent", "human", "unknown"
+
+
+def judge(repo: pygit2.Repository, rng: ranges.Range, *, require_attribution: bool = False) -> dict[str, Any]:
+    """The report: one object with stable keys, what `handrail ci --format json` prints (README, CI section)."""
+    commits = list(git.new_commits(repo, [rng.head], [rng.base]))
+    ranges.check_depth(repo, commits, rng.base)
+    policies = TreePolicies(repo)
+    trees = git.TreeCache(repo)
+    entries: list[dict[str, Any]] = []
+    findings: list[dict[str, Any]] = []
+    if rng.rewritten:
+        findings.append(_rewrite(rng))
+    for oid in commits:
+        message, author, committer = git.commit_people(repo, oid)
+        maker = made_by(message, author, committer)
+        signed = None if maker else git.good_signature(repo, oid)
+        who = AGENT if maker else HUMAN if signed else UNKNOWN
+        entries.append({"commit": oid, "summary": _first_line(message), "author": author, "made_by": who,
+                        "agent": maker.name if maker else None,
+                        "evidence": maker.evidence if maker else f"signature: {signed}" if signed else None})
+        findings += [_finding(p, oid, who) for p in _problems(repo, oid, policies, trees, maker)]
+        if require_attribution and who == UNKNOWN:
+            findings.append(_unattributed(oid, _first_line(message)))
+    agents = sum(1 for e in entries if e["made_by"] == AGENT)
+    return {
+        "version": VERSION,
+        "base": rng.base,
+        "head": rng.head,
+        "range_from": rng.source,
+        "rewritten": rng.rewritten,
+        "commits": entries,
+        "findings": findings,
+        "counts": {"commits": len(entries), "agent_commits": agents,
+                   "unknown_commits": sum(1 for e in entries if e["made_by"] == UNKNOWN),
+                   "findings": len(findings)},
+        "result": "findings" if findings else "clean",
+    }
+
+
+def _problems(repo: pygit2.Repository, oid: str, policies: TreePolicies, trees: git.TreeCache,
+              maker: Maker | None) -> list[gitrules.Problem]:
+    """The rules pre-push applies to one pushed commit, and policy_change."""
+    changes = git.commit_changes(repo, oid, trees)
+    if not changes.changes:
+        return []  # an empty commit, or a merge that brings nothing its parents lack
+    policy = policies.at(oid)._replace(agent=maker.as_agent() if maker else None)
+    out: list[gitrules.Problem] = []
+    first = gitrules.edit_task_problem(policy, changes=changes.changes)
+    if first is not None:
+        out.append(first)
+    out += check_changes(changes, policy, commit=oid, gates=False)
+    out += gitrules.policy_change_problems(changes.changes, policy, oid)
+    return out
+
+
+def _finding(p: gitrules.Problem, oid: str, who: str) -> dict[str, Any]:
+    return {"rule": p.rule, "commit": p.commit or oid, "path": p.path, "line": p.line, "message": p.what,
+            "fix": p.fix, "source": p.source, "made_by": who}
+
+
+def _rewrite(rng: ranges.Range) -> dict[str, Any]:
+    ref = rng.ref or "the branch"
+    old = f"{rng.before[:7]} " if rng.before else ""
+    return {"rule": REWRITE, "commit": None, "path": None, "line": None,
+            "message": f"the push rewrote the history of {ref}: its old tip {old}is not an ancestor of "
+                       f"{rng.head[:7]} (a force push); its commits are judged against {rng.base[:7]}",
+            "fix": "a human checks what the rewrite dropped or changed (the engine's push event lists the old tip), "
+                   "and protects the branch against force pushes",
+            "source": f"{rng.source} event (handrail rewrite rule); binds everyone", "made_by": UNKNOWN}
+
+
+def _unattributed(oid: str, summary: str) -> dict[str, Any]:
+    return {"rule": UNATTRIBUTED, "commit": oid, "path": None, "line": None,
+            "message": f"commit {oid[:7]} {summary!r} carries no mark of who made it",
+            "fix": f"a human signs it with a key this job trusts (git commit --amend -S, or git rebase -i "
+                   f"--exec 'git commit --amend --no-edit -S' {oid[:7]}^), or an agent's commit carries its "
+                   f"trailer (Handrail-Agent: …, which handrail's prepare-commit-msg hook writes)",
+            "source": "--require-attribution (handrail attribution rule); binds everyone", "made_by": UNKNOWN}
+
+
+def _first_line(message: str) -> str:
+    lines = message.strip().splitlines()
+    return lines[0] if lines else ""

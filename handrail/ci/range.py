@@ -1,0 +1,193 @@
+"""Which commits a CI job judges: `base..head`, and where the two came from.
+
+In order: `--base`/`--head` given on the command line; GitHub Actions (the event file
+`GITHUB_EVENT_PATH` of a `pull_request`, `pull_request_target` or `push` event, as
+`GITHUB_EVENT_NAME` names it); GitLab CI (`CI_MERGE_REQUEST_DIFF_BASE_SHA` in a merge
+request pipeline, else `CI_COMMIT_BEFORE_SHA`..`CI_COMMIT_SHA` for a push); else
+`origin/main`..`HEAD`.
+
+A push that creates a branch (an all-zero `before`) is judged against the default
+branch (`repository.default_branch` in GitHub's event, `CI_DEFAULT_BRANCH` on GitLab).
+A push the engine calls forced (GitHub's `forced: true`), or whose `before` is not an
+ancestor of `after`, rewrote the branch's history: it is reported (`rewritten`), and its
+commits are judged against the default branch, since `before` no longer leads to them.
+
+A base the clone does not hold is an error that names the fix, never a silent pass:
+a shallow clone (`actions/checkout` fetches one commit by default, GitLab 20) is the
+usual cause, and walking it would judge the cut-off commit as if it added every file.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Mapping
+from typing import Any, NamedTuple
+
+import pygit2
+
+from handrail import repo as git
+from handrail.errors import HandrailError
+
+FLAGS, DEFAULT = "flags", "default"
+GITHUB_PR, GITHUB_PUSH = "github:pull_request", "github:push"
+GITLAB_MR, GITLAB_PUSH = "gitlab:merge_request", "gitlab:push"
+FALLBACK_BASE = "origin/main"
+SHALLOW_FIX = ("fetch the whole history: `fetch-depth: 0` in actions/checkout on GitHub, "
+               "`GIT_DEPTH: 0` in the job's variables on GitLab, `git fetch --unshallow` elsewhere")
+
+
+class Range(NamedTuple):
+    base: str                 # 40-hex commit
+    head: str                 # 40-hex commit
+    source: str               # one of the names above
+    rewritten: bool           # the engine says the branch was force-pushed or rewritten
+    before: str | None        # the push's old tip, when the range came from a push
+    ref: str | None           # the branch the event is about, when the engine names it
+
+
+class _Wanted(NamedTuple):
+    base: str | None          # a revision; None: the default branch
+    head: str
+    source: str
+    forced: bool = False
+    before: str | None = None
+    default_branch: str | None = None
+    ref: str | None = None
+
+
+def find(repo: pygit2.Repository, env: Mapping[str, str], base: str | None = None,
+         head: str | None = None) -> Range:
+    """The range to judge; HandrailError (exit 2) naming the fix when it cannot be had."""
+    wanted = _wanted(env, base, head)
+    head_oid = _commit(repo, wanted.head, "head")
+    rewritten = wanted.forced
+    base_rev = wanted.base
+    if base_rev is not None and wanted.before is not None:
+        before = git.resolve(repo, base_rev)
+        if before is None:
+            if repo.is_shallow:
+                _missing(repo, base_rev, "the push's old tip (before)")
+            rewritten = True  # a full clone that lacks the old tip: it is no longer on any ref
+        elif not git.is_ancestor(repo, before, head_oid):
+            rewritten = True
+        if rewritten:
+            base_rev = None
+    if base_rev is None:
+        base_rev = _default_branch(repo, wanted.default_branch)
+    base_oid = _commit(repo, base_rev, "base")
+    return Range(base_oid, head_oid, wanted.source, rewritten, wanted.before, wanted.ref)
+
+
+def _wanted(env: Mapping[str, str], base: str | None, head: str | None) -> _Wanted:
+    if base is not None:
+        return _Wanted(base, head or "HEAD", FLAGS)
+    if env.get("GITHUB_ACTIONS") == "true" and env.get("GITHUB_EVENT_PATH"):
+        found = _github(env, head)
+        if found is not None:
+            return found
+    if env.get("GITLAB_CI") == "true":
+        found = _gitlab(env, head)
+        if found is not None:
+            return found
+    return _Wanted(FALLBACK_BASE, head or "HEAD", DEFAULT)
+
+
+def _github(env: Mapping[str, str], head: str | None) -> _Wanted | None:
+    """GitHub Actions' event file: https://docs.github.com/en/webhooks/webhook-events-and-payloads."""
+    path = env["GITHUB_EVENT_PATH"]
+    name = env.get("GITHUB_EVENT_NAME", "")
+    try:
+        with open(path, encoding="utf-8") as f:
+            event = json.load(f)
+    except (OSError, ValueError) as e:
+        raise HandrailError(f"{path}: cannot read GitHub's event file (GITHUB_EVENT_PATH): {e}",
+                            reason="bad_input") from None
+    if not isinstance(event, dict):
+        raise HandrailError(f"{path}: expected a JSON object (GITHUB_EVENT_PATH)", reason="bad_input")
+    default = _text(event, path, "repository", "default_branch", required=False)
+    if name in ("pull_request", "pull_request_target"):
+        return _Wanted(_text(event, path, "pull_request", "base", "sha"),
+                       head or _text(event, path, "pull_request", "head", "sha"), GITHUB_PR,
+                       default_branch=default, ref=_text(event, path, "pull_request", "base", "ref", required=False))
+    if name == "push":
+        before = _text(event, path, "before")
+        after = head or _text(event, path, "after")
+        forced = event.get("forced") is True
+        ref = _text(event, path, "ref", required=False)
+        base = None if before == git.Z40 else before
+        return _Wanted(base, after, GITHUB_PUSH, forced=forced, before=base, default_branch=default, ref=ref)
+    return None  # another event (workflow_dispatch, schedule): the generic fallback
+
+
+def _text(event: dict[str, Any], path: str, *keys: str, required: bool = True) -> str:
+    value: Any = event
+    for key in keys:
+        value = value.get(key) if isinstance(value, dict) else None
+    if isinstance(value, str) and value:
+        return value
+    if required:
+        raise HandrailError(f"{path}: {'.'.join(keys)}: expected text in GitHub's event file", reason="bad_input")
+    return ""
+
+
+def _gitlab(env: Mapping[str, str], head: str | None) -> _Wanted | None:
+    """GitLab CI's predefined variables: https://docs.gitlab.com/ci/variables/predefined_variables/."""
+    sha = head or env.get("CI_COMMIT_SHA") or "HEAD"
+    default = env.get("CI_DEFAULT_BRANCH") or None
+    mr_base = env.get("CI_MERGE_REQUEST_DIFF_BASE_SHA")
+    if mr_base:
+        return _Wanted(mr_base, sha, GITLAB_MR, default_branch=default,
+                       ref=env.get("CI_MERGE_REQUEST_TARGET_BRANCH_NAME"))
+    before = env.get("CI_COMMIT_BEFORE_SHA")
+    if before is None:
+        return None
+    branch = env.get("CI_COMMIT_BRANCH")
+    base = None if before in ("", git.Z40) else before
+    return _Wanted(base, sha, GITLAB_PUSH, before=base, default_branch=default,
+                   ref=f"refs/heads/{branch}" if branch else None)
+
+
+def _default_branch(repo: pygit2.Repository, name: str | None) -> str:
+    """Where a new or rewritten branch is judged from: the default branch as the remote has it."""
+    candidates = [f"refs/remotes/origin/{name}", name] if name else ["refs/remotes/origin/HEAD", FALLBACK_BASE]
+    for rev in candidates:
+        if git.resolve(repo, rev) is not None:
+            return rev
+    return candidates[0]
+
+
+def _commit(repo: pygit2.Repository, rev: str, what: str) -> str:
+    oid = git.resolve(repo, rev)
+    if oid is None:
+        _missing(repo, rev, what)
+    assert oid is not None
+    return oid
+
+
+def _missing(repo: pygit2.Repository, rev: str, what: str) -> None:
+    if repo.is_shallow:
+        raise HandrailError(f"the {what} {rev} is not in this shallow clone: {SHALLOW_FIX}", reason="shallow_clone")
+    raise HandrailError(f"the {what} {rev} is not in this repository: fetch it (git fetch origin), "
+                        "or name it with --base REF", reason="no_base")
+
+
+def boundary(repo: pygit2.Repository) -> frozenset[str]:
+    """The commits a shallow clone cut off from their parents (`.git/shallow`)."""
+    if not repo.is_shallow:
+        return frozenset()
+    try:
+        with open(os.path.join(git.common_dir(repo), "shallow"), encoding="ascii") as f:
+            return frozenset(line.strip() for line in f if line.strip())
+    except OSError:
+        return frozenset()
+
+
+def check_depth(repo: pygit2.Repository, commits: list[str], base: str) -> None:
+    """A commit of the range whose parents the clone cut off would be judged as adding
+    every file it holds: refuse, naming the fix."""
+    cut = boundary(repo)
+    hit = next((c for c in commits if c in cut), None)
+    if hit is not None:
+        raise HandrailError(f"this shallow clone ends at commit {hit[:7]}, before the base {base[:7]}: "
+                            f"{SHALLOW_FIX}", reason="shallow_clone")

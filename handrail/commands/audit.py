@@ -1,0 +1,94 @@
+"""`handrail audit`: past agent sessions replayed through the current policy."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from typing import Any
+
+from handrail.commands import render
+from handrail.errors import EXIT_DENIED, EXIT_OK, HandrailError
+
+REPORT_FILE = os.path.join(".handrail", "runtime", "audit.json")
+RAN = {"ok": "ran", "error": "ran and failed", "unknown": "no result recorded"}
+
+
+def audit(*, paths: tuple[str, ...], harness: str, since: str | None, project: str, as_json: bool) -> int:
+    from handrail.audit import READERS, harness_of
+    from handrail.audit import report as reports
+    from handrail.audit.replay import Policy
+    from handrail.commands.where import require_repository
+
+    require_repository("audit", project)
+    home = os.path.expanduser("~")
+    files: list[tuple[str, str]] = []
+    for given in paths:
+        if not os.path.isfile(given):
+            raise HandrailError(f"{given}: no such session file", reason="bad_arguments")
+        name = harness_of(given) if harness == "auto" else harness
+        if name is None:
+            raise HandrailError(f"{given}: not a session file handrail knows; name its harness with --harness "
+                                f"({'|'.join(READERS)})", reason="bad_arguments")
+        files.append((name, os.path.abspath(given)))
+    if not paths:
+        for name, (find, _read) in READERS.items():
+            if harness in ("auto", name):
+                files += [(name, f) for f in find(project, home)]
+    policy = Policy(project, home)
+    sessions = []
+    for name, path in files:
+
+        def shown(file: str, line: int) -> None:
+            render.progress(f"handrail audit: {os.path.basename(file)}: line {line}")
+
+        entry = reports.session(name, path, READERS[name][1], policy, since, shown)
+        render.progress(None)
+        if entry is not None:
+            sessions.append(entry)
+    answer = reports.build(project, sessions, since)
+    _keep(project, answer)
+    render.report(answer, as_json, lambda a: lines(a, [h for h in READERS if harness in ("auto", h)], bool(paths)))
+    return EXIT_DENIED if answer["result"] == "findings" else EXIT_OK
+
+
+def _keep(project: str, answer: dict[str, Any]) -> None:
+    """The last report, for the dashboard: only in a project handrail guards (an audit of
+    another leaves nothing behind)."""
+    if not os.path.isdir(os.path.join(project, ".handrail")):
+        return
+    from handrail.fsio import atomic_write, dump_json
+
+    path = os.path.join(project, REPORT_FILE)
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    atomic_write(path, dump_json(answer))
+
+
+def lines(answer: dict[str, Any], harnesses: list[str], named: bool) -> Iterator[str]:
+    since = f" since {answer['since']}" if answer["since"] else ""
+    if not answer["sessions"]:
+        where = "the files named" if named else f"the sessions of {', '.join(harnesses)}"
+        yield f"handrail audit: no session in {where} ran in {answer['project']}{since}"
+        return
+    for s in answer["sessions"]:
+        yield f"{s['harness']} session {s['session']} ({s['started'] or '?'} .. {s['ended'] or '?'}): {s['summary']}"
+        yield f"  {s['file']}"
+        for f in s["findings"]:
+            what = f["command"] if f["command"] is not None else ", ".join(f["paths"])
+            yield f"  line {f['line']}  {f['kind']}  {what}"
+            ran = RAN.get(f["outcome"], f["outcome"])
+            yield f"    {f['verdict']} ({ran}): {f['why']}"
+        for d in s["denied"]:
+            what = d["command"] if d["command"] is not None else ", ".join(d["paths"])
+            by = "a hook" if d["outcome"] == "hook_denied" else "the person"
+            yield f"  line {d['line']}  {d['kind']}  {what}"
+            yield f"    refused by {by} at the time: {d['reason'] or '(no reason recorded)'}"
+        for p in s["problems"]:
+            yield f"  {s['file']}:{p['line'] or '-'}: malformed, skipped: {p['what']}"
+        if s["malformed"] > len(s["problems"]):
+            yield f"  … and {s['malformed'] - len(s['problems'])} more malformed lines"
+        for kind, n in s["unknown_records"].items():
+            yield f"  {n} record{'s' if n != 1 else ''} of unknown type {kind!r}, not read"
+    c = answer["counts"]
+    yield (f"result: {answer['result']}: {c['findings']} finding{'s' if c['findings'] != 1 else ''} in "
+           f"{c['sessions']} session{'s' if c['sessions'] != 1 else ''} ({c['calls']} calls{since}; "
+           f"{c['hook_denials']} refused by a hook at the time)")

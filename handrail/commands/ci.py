@@ -1,0 +1,113 @@
+"""`handrail ci`: the git rules over a pull request's commits, for a CI job.
+
+Exit 0 clean, 1 findings, 2 an error (a range that cannot be had, a broken policy file
+in a commit), with one line naming what to fix.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+
+from handrail.commands.render import echo
+from handrail.commands.where import require_repository
+from handrail.errors import EXIT_DENIED, EXIT_OK, HandrailError
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
+
+FORMATS = ("text", "json", "sarif", "codequality")
+
+
+def ci(*, project: str, base: str | None, head: str | None, output_format: str, output: str | None,
+       require_attribution: bool) -> int:
+    require_repository("ci", project)
+    from handrail import repo as git
+    from handrail.ci import github
+    from handrail.ci import range as ranges
+    from handrail.ci.judge import judge
+
+    repo = git.open_path(project)
+    if base is None and head is None and os.environ.get("PRE_COMMIT_FROM_REF"):
+        # `pre-commit run --from-ref A --to-ref B` hands its flags over as these variables
+        base, head = os.environ["PRE_COMMIT_FROM_REF"], os.environ.get("PRE_COMMIT_TO_REF") or None
+    try:
+        found = judge(repo, ranges.find(repo, os.environ, base, head), require_attribution=require_attribution)
+    except HandrailError as e:
+        if github.on_actions(os.environ):
+            # the pull request's checks page then says why the job stopped, not only its log
+            echo(github.error_annotation(str(e)), err=True)
+        raise
+    text = rendered(found, output_format)
+    if output is not None:
+        from handrail.fsio import atomic_write
+
+        try:
+            atomic_write(output, text + "\n")
+        except OSError as e:
+            raise HandrailError(f"{output}: cannot write the report: {e.strerror}") from None
+        # The job's log still gets what a person reads.
+        text = "\n".join(text_lines(found)) if output_format != "text" else text
+    report_on_stdout = output is None and output_format != "text"
+    if github.on_actions(os.environ):
+        github.write_summary(found, os.environ)
+        if not report_on_stdout:
+            text = github.inert(text)
+        # Annotations beside a report on stdout go to stderr, which the runner reads too:
+        # stdout stays exactly the report.
+        for line in github.annotations(found):
+            echo(line, err=report_on_stdout)
+    echo(text)
+    return EXIT_DENIED if found["findings"] else EXIT_OK
+
+
+def rendered(found: dict[str, Any], output_format: str) -> str:
+    """The report in one of FORMATS: `json` is exactly the report, one object."""
+    if output_format == "json":
+        return json.dumps(found, ensure_ascii=False)
+    if output_format == "sarif":
+        from handrail.ci.sarif import to_sarif
+
+        return json.dumps(to_sarif(found), ensure_ascii=False, indent=2)
+    if output_format == "codequality":
+        from handrail.ci.gitlab import code_quality
+
+        return json.dumps(code_quality(found), ensure_ascii=False, indent=2)
+    return "\n".join(text_lines(found))
+
+
+def text_lines(found: dict[str, Any]) -> list[str]:
+    """What a person reads in the job's log: each commit with findings, then each finding
+    with its file, rule and what to do; then one line with the outcome."""
+    counts = found["counts"]
+    humans = counts["commits"] - counts["agent_commits"] - counts["unknown_commits"]
+    lines = [f"handrail ci: {counts['commits']} commit{'s' if counts['commits'] != 1 else ''} in "
+             f"{found['base'][:7]}..{found['head'][:7]} (range from {found['range_from']}): "
+             f"{counts['agent_commits']} by an agent, {humans} by a human (signed), "
+             f"{counts['unknown_commits']} unknown"]
+    by_commit: dict[str | None, list[dict[str, Any]]] = {}
+    for f in found["findings"]:
+        by_commit.setdefault(f["commit"], []).append(f)
+    makers = {c["commit"]: c for c in found["commits"]}
+    for oid, findings in by_commit.items():
+        c = makers.get(oid or "")
+        if c is None:
+            lines.append("\nthe range")
+        else:
+            who = {"agent": f"made by an agent ({c['evidence']})", "human": f"made by a human ({c['evidence']})"
+                   }.get(c["made_by"], "maker unknown")
+            lines.append(f"\ncommit {oid[:7] if oid else ''} {c['summary'][:60]!r}, {c['author']}, {who}")
+        for f in findings:
+            where = f["path"] + (f":{f['line']}" if f["line"] is not None else "") if f["path"] else ""
+            shown = f["message"] if where in f["message"] else f"{where}: {f['message']}"
+            lines.append(f"  {f['rule']}: {shown}")
+            lines.append(f"     rule: {f['source']}")
+            lines.append(f"     fix:  {f['fix']}")
+    n = counts["findings"]
+    if n:
+        lines.append(f"\nhandrail ci: {n} finding{'s' if n != 1 else ''} in {len(by_commit)} "
+                     f"of {counts['commits']} commits: the check fails")
+    else:
+        lines.append("handrail ci: clean: every commit passes the git rules")
+    return lines
