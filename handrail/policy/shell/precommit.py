@@ -14,6 +14,9 @@ hide it.
 
 from __future__ import annotations
 
+from handrail.policy.shell.parts import resolve
+from handrail.policy.shell.syntax import Word
+
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from handrail.policy.shell.common import Ctx, Finding
@@ -54,8 +57,29 @@ def check_framework(part: Part, ctx: Ctx) -> list[Finding]:
     why = VERBS.get(verb.text)
     if why is not None:
         return [(3, RULE, f"pre-commit {verb.text} {why}")]
-    if verb.text in ("run", "hook-impl") and any(w.text in _CONFIG or w.text.startswith(("--config=", "-c"))
-                                                 for w in words[i + 1:]):
-        return [(3, RULE, f"pre-commit {verb.text} --config runs the hooks another file names instead of the "
-                          "project's .pre-commit-config.yaml")]
+    if verb.text in ("run", "hook-impl"):
+        other = _other_config(part, words[i + 1:], ctx)
+        if other is not None:
+            return [(3, RULE, f"pre-commit {verb.text} --config {other} runs the hooks another file names instead "
+                              "of the project's .pre-commit-config.yaml")]
     return []
+
+
+def _other_config(part: Part, words: list[Word], ctx: Ctx) -> str | None:
+    """The configuration `-c`/`--config` names when it is not the project's own file."""
+    own = f"{ctx.project}/.pre-commit-config.yaml"
+    for j, w in enumerate(words):
+        t = w.text
+        if t in _CONFIG:
+            given = words[j + 1] if j + 1 < len(words) else w
+        elif t.startswith("--config="):
+            given = Word(t[9:], w.raw[9:])
+            given.dyn = w.dyn
+        elif t.startswith("-c") and not t.startswith("--"):
+            given = Word(t[2:], w.raw[2:])
+            given.dyn = w.dyn
+        else:
+            continue
+        if resolve(given, part.cwd, ctx.home) != own:
+            return given.raw
+    return None

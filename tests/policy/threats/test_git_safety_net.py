@@ -163,6 +163,11 @@ ROWS: list[Row] = [
     ("PRE_COMMIT_COLOR=never pre-commit run --all-files", "runs"),
     ("pre-commit run -a", "runs"),
     ("pre-commit -- run --all-files", "runs"),
+    ("pre-commit run --config .pre-commit-config.yaml --all-files", "runs"),
+    ("pre-commit clean", "notice"),
+    ("pre-commit gc", "notice"),
+    ("pre-commit install-hooks", "notice"),
+    ("pre-commit validate-config", "silent"),
     ("python -m pre_commit run --all-files", "runs"),
     # configuration that moves where the hooks come from or which repository they guard
     ("git config init.templateDir ~/.git-template", "ask"),
