@@ -53,6 +53,17 @@ def test_a_claude_prefix_rule_that_admits_a_force_push_is_one_warning_with_examp
     assert "Bash(git push:*) admits a tier-3 command" in r.stdout
 
 
+def test_a_wrapper_or_a_global_option_rule_admits_what_it_runs(guarded: Path, handrail) -> None:  # type: ignore[no-untyped-def]
+    """`xargs`, `env` or `git -c` run whatever follows them: a rule for their words alone
+    admits the tier-3 command put after them."""
+    edit_json(guarded / ".claude/settings.json", lambda d: d["permissions"]["allow"].extend(
+        ["Bash(xargs:*)", "Bash(git -c:*)", "Bash(timeout:*)", "Bash(git log:*)"]))
+    found = {f["finding"].split(" admits")[0]: f["finding"] for f in allow_findings(handrail, guarded)}
+    assert set(found) == {f".claude/settings.json: Bash({r}:*)" for r in ("xargs", "git -c", "timeout")}
+    assert "e.g. `xargs " in found[".claude/settings.json: Bash(xargs:*)"]
+    assert "e.g. `git -c " in found[".claude/settings.json: Bash(git -c:*)"]
+
+
 def test_a_rule_of_a_shape_handrail_cannot_read_is_unverifiable_not_fine(guarded: Path, handrail) -> None:  # type: ignore[no-untyped-def]
     edit_json(guarded / ".claude/settings.json", lambda d: d["permissions"]["allow"].append("Bash(make:*deploy)"))
     (guarded / ".codex/rules/team.rules").write_text('prefix_rule(pattern = [TOOL], decision = "allow")\n')

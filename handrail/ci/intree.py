@@ -61,7 +61,9 @@ class TreePolicies:
             try:
                 return load_policy(folder, {})
             except HandrailError as e:
-                raise HandrailError(f"commit {oid[:7]}: {e}", reason=e.reason) from None
+                # the files are named as the commit holds them, not by the private copy's path
+                said = str(e).replace(folder + os.sep, "")
+                raise HandrailError(f"commit {oid[:7]}: {said}", reason=e.reason) from None
         finally:
             shutil.rmtree(folder, ignore_errors=True)
 

@@ -82,6 +82,9 @@ def find(repo: pygit2.Repository, env: Mapping[str, str], base: str | None = Non
 def _wanted(env: Mapping[str, str], base: str | None, head: str | None) -> _Wanted:
     if base is not None:
         return _Wanted(base, head or "HEAD", FLAGS)
+    if head is None and env.get("PRE_COMMIT_FROM_REF"):
+        # `pre-commit run --from-ref A --to-ref B` hands its flags over as these variables
+        return _Wanted(env["PRE_COMMIT_FROM_REF"], env.get("PRE_COMMIT_TO_REF") or "HEAD", FLAGS)
     if env.get("GITHUB_ACTIONS") == "true" and env.get("GITHUB_EVENT_PATH"):
         found = _github(env, head)
         if found is not None:

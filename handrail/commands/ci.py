@@ -29,9 +29,6 @@ def ci(*, project: str, base: str | None, head: str | None, output_format: str, 
     from handrail.ci.judge import judge
 
     repo = git.open_path(project)
-    if base is None and head is None and os.environ.get("PRE_COMMIT_FROM_REF"):
-        # `pre-commit run --from-ref A --to-ref B` hands its flags over as these variables
-        base, head = os.environ["PRE_COMMIT_FROM_REF"], os.environ.get("PRE_COMMIT_TO_REF") or None
     try:
         found = judge(repo, ranges.find(repo, os.environ, base, head), require_attribution=require_attribution)
     except HandrailError as e:

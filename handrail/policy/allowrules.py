@@ -111,10 +111,28 @@ def candidates(rule: AllowRule, tier3_patterns: Iterable[str]) -> list[str]:
     head = rule.pattern
     if rule.shape in (GLOB, REGEX):
         head = re.split(r"[*?\[\\(^$.|+{]", rule.pattern.lstrip("^"), maxsplit=1)[0]
-    own = [head.strip() + s for s in SUFFIXES] if head.strip() else []
+    head = head.strip()
+    own = [head + s for s in SUFFIXES] if head else []
     if rule.shape == EXACT:
         return [rule.pattern]
-    return list(dict.fromkeys([*pool, head.strip(), *own]))
+    return list(dict.fromkeys([*pool, head, *own, *_wrapped(head)]))
+
+
+def _wrapped(head: str) -> list[str]:
+    """The tier-3 examples run through the rule's words, for a rule whose words are a
+    wrapper (`xargs`, `env`, `timeout 5`, `sh -c`) or a program's global options
+    (`git -c`, `docker --context`): what follows them is another command, or the same
+    program's subcommand after an option's value."""
+    words = head.split()
+    if not words:
+        return []
+    # Not a pipeline (a harness judges each part of one against its rules), nor a secret or
+    # --no-verify, which the classifier refuses after almost any program (see SUFFIXES).
+    plain = [e for e in EXAMPLES if "|" not in e and ".env" not in e and "--no-verify" not in e]
+    out = [f"{head} {e}" for e in plain]
+    if len(words) > 1:
+        out += [f"{head} x=y {e.split(' ', 1)[1]}" for e in plain if e.split()[0] == words[0]]
+    return out
 
 
 def judge(rule: AllowRule, tier3_patterns: Iterable[str], tier: Callable[[str], int | None]) -> Verdict:

@@ -139,7 +139,7 @@ def test_the_gitlab_job_without_an_install_source_says_so(branches: Branches, tm
 
 def readme_blocks() -> list[Any]:
     readme = (ROOT / "README.md").read_text(encoding="utf-8")
-    section = readme[readme.index("\n## In CI\n"):]
+    section = readme[readme.index("\n### Setting it up: GitHub Actions, GitLab CI, elsewhere\n"):]
     section = section[:section.index("\n## ", 1)]
     return [yaml.safe_load(block) for block in re.findall(r"```yaml\n(.*?)```", section, re.S)]
 
