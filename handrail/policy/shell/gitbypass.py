@@ -19,7 +19,7 @@ _SCHEDULES = frozenset({"register", "start", "unregister", "stop"})
 _SPARSE_READS = frozenset({"list", "check-rules", "-h", "--help"})
 
 
-def check_bypass(sub: str, ops: list[str], ctx: Ctx) -> list[Finding]:
+def check_bypass(sub: str, ops: list[str], ctx: Ctx, toks: list[str]) -> list[Finding]:
     if not ctx.enabled("git-safety-net"):
         return []
     if sub == "commit-tree":
@@ -27,6 +27,9 @@ def check_bypass(sub: str, ops: list[str], ctx: Ctx) -> list[Finding]:
     if sub in _BRINGS and any(_STASH.fullmatch(o) for o in ops):
         return [(3, "git-safety-net", f"git {sub} of a stash makes its commit part of a branch without any "
                                       "git hook seeing it")]
+    if sub == "init" and any(o == "--template" or o.startswith("--template=") for o in toks):
+        return [(3, "git-safety-net", "git init --template copies the hooks of a folder of its choosing into "
+                                      "the repository")]
     action = ops[0] if ops else ""
     if sub == "maintenance" and action in _SCHEDULES:
         return [(3, "git-safety-net", f"git maintenance {action} changes the user's global git configuration and "

@@ -37,6 +37,15 @@ SAFETY_NET = (
     ("fetch.fsckobjects", "changes whether objects fetched are checked"),
     ("receive.fsckobjects", "changes whether objects pushed in are checked"),
     ("core.worktree", "moves the work tree that checkouts and resets write"),
+    # where the hooks come from and which repository they guard
+    ("init.templatedir", "names the hooks git init and git clone copy into a repository"),
+    ("hook.*", "defines hooks that git runs from its configuration"),
+    ("core.bare", "makes git take the repository for one without a work tree (or with one again), which "
+                  "changes which hooks run and where"),
+    ("extensions.*", "changes how git reads the repository (extensions.worktreeConfig reads hooks settings from "
+                     "a file of each worktree's own)"),
+    ("core.sparsecheckout", "takes files out of the work tree while git still holds them"),
+    ("core.sparsecheckoutcone", "takes files out of the work tree while git still holds them"),
     ("url.*.insteadof", "sends fetches and pushes to another address"),
     ("url.*.pushinsteadof", "sends pushes to another address"),
     ("remote.*.url", "sends fetches and pushes to another address"),
@@ -53,6 +62,8 @@ SAFETY_NET = (
 )
 _TRAILER_KEYS = ("core.commentchar", "core.commentstring", "commit.cleanup")
 _HOOKS_RULE = {"core.hookspath"}
+# Keys that, given to one run, move where it works or which hooks it copies (`git -c core.worktree=…`).
+_RUN_LOCATION = ("core.worktree", "core.bare", "init.templatedir", "extensions.*", "hook.*")
 # Keys whose value on a `git -c` of one run already weakens what that run keeps.
 _HISTORY = ("core.logallrefupdates", "gc.*")
 
@@ -113,6 +124,9 @@ def check_run_config(part: Part, ctx: Ctx) -> list[Finding]:
         if key in _TRAILER_KEYS:
             return [(3, "git-safety-net", f"git -c {cfg.split('=', 1)[0]}=… can strip handrail's trailer from "
                                           "this commit's message")]
+        if any(fnmatchcase(key, p) for p in _RUN_LOCATION):
+            why = next(w for p, w in SAFETY_NET if fnmatchcase(key, p))
+            return [(3, "git-safety-net", f"git -c {cfg.split('=', 1)[0]}=… {why}")]
         if any(fnmatchcase(key, p) for p in _HISTORY):
             return [(3, "git-safety-net", f"git -c {cfg.split('=', 1)[0]}=… changes what this run keeps of the "
                                           "reflog and of unreachable commits")]

@@ -85,7 +85,7 @@ def check_git(part: Part, toks: list[str], ctx: Ctx) -> list[Finding]:
     rule = _BY_SUBCOMMAND.get(sub)
     if rule is not None:
         out += rule(sub, opts, ops, toks, ctx)
-    return out + check_bypass(sub, ops, ctx)
+    return out + check_bypass(sub, ops, ctx, toks)
 
 
 def _general(sub: str, opts: set[str], ops: list[str], toks: list[str], ctx: Ctx) -> list[Finding]:

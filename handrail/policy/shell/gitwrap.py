@@ -75,7 +75,7 @@ def _global_options(flat: Walker, part: Part, words: list[Word], st: State) -> i
     while i < n:
         w = words[i]
         t = w.text
-        if w.dyn or not t.startswith("-"):
+        if (w.dyn and not t.startswith(("--git-dir=", "--work-tree="))) or not t.startswith("-"):
             break
         if t == "-C" and i + 1 < n:
             known = cwd is not None or words[i + 1].text.startswith("/")
@@ -100,7 +100,19 @@ def _global_options(flat: Walker, part: Part, words: list[Word], st: State) -> i
             part.flags.append(("code-env", "git --exec-path=… runs git's own commands from a folder of its "
                                            "choosing"))
             i += 1
-        elif t in ("--git-dir", "--work-tree", "--namespace", "--super-prefix", "--attr-source"):
+        elif t in ("--git-dir", "--work-tree") and i + 1 < n:
+            part.git_paths.append((t, words[i + 1]))
+            i += 2
+        elif t.startswith(("--git-dir=", "--work-tree=")):
+            opt, _, value = t.partition("=")
+            given = Word(value, w.raw.split("=", 1)[-1])
+            given.dyn, given.tilde = w.dyn, value.startswith("~")
+            part.git_paths.append((opt, given))
+            i += 1
+        elif t == "--bare":  # the folder git runs in is the repository itself
+            part.git_paths.append(("--git-dir", Word(".", "--bare")))
+            i += 1
+        elif t in ("--namespace", "--super-prefix", "--attr-source"):
             i += 2
         elif t in ("--version", "--help", "-h", "--exec-path", "--html-path", "--man-path", "--info-path"):
             break

@@ -9,7 +9,7 @@ each handler is given, so no handler imports the walk.
 
 from __future__ import annotations
 
-from handrail.policy.shell import gitwrap, ptys, remotewrap, runners, shells, wrappers
+from handrail.policy.shell import cliverbs, gitwrap, ptys, remotewrap, runners, shells, wrappers
 from handrail.policy.shell.parts import SHELLS
 
 TYPE_CHECKING = False
@@ -32,6 +32,7 @@ HANDLERS: dict[str, Handler] = {
     "bun": runners.bun, "uv": runners.uv, "python": runners.python_module, "npm": runners.npm, "pipx": runners.pipx,
     **dict.fromkeys(("mise", "rtx", "asdf", "nix", "corepack"), runners.tool_exec),
     "git": gitwrap.git,
+    "handrail": cliverbs.handrail, "pre-commit": cliverbs.pre_commit,
     **dict.fromkeys(SHELLS, shells.shell),
     "eval": shells.eval_, "source": shells.source, ".": shells.source, "trap": shells.trap, "alias": shells.alias,
     "ssh": remotewrap.ssh, "script": ptys.script, "expect": ptys.expect,

@@ -55,6 +55,7 @@ class Part:
         "flags",
         "func",
         "git_config",
+        "git_paths",
         "index",
         "lead",
         "name",
@@ -82,6 +83,7 @@ class Part:
         self.extra = False  # run with arguments only known at run time (xargs, find -exec)
         self.feeder: Part | None = None  # the command whose output xargs or parallel turns into arguments
         self.git_config: list[str] = []
+        self.git_paths: list[tuple[str, Word]] = []  # git's `--git-dir`/`--work-tree` and their values
         self.flags: list[tuple[str, str]] = []
         self.func = False
         self.lead = False  # the command a pipeline element runs (not a substitution or an -exec inside it)

@@ -14,10 +14,13 @@ from handrail.policy.shell import (
     agentclients,
     envreads,
     escapes,
+    gitimport,
     gitstash,
+    guardenv,
     interactive,
     localprog,
     options,
+    precommit,
     remote,
     selfverbs,
     system,
@@ -104,6 +107,7 @@ _register(("ansible", "ansible-playbook"), "system", _plain(remote.check_ansible
 _register(("tmux", "screen"), "dynamic", _plain(remote.check_multiplexer))
 _register(("git",), "dynamic", _plain(escapes.check_git_transport))
 _register(("git",), "secret-read", _plain(gitstash.check_stash))
+_register(("git",), gitimport.RULE, _plain(gitimport.check_import))
 _register(INTERPRETERS, "env-dump", _plain(envreads.check_env_reads))
 _register(("sqlite3",), "dynamic", _plain(escapes.check_sqlite))
 _register(("hash",), "dynamic", _plain(escapes.check_hash))
@@ -113,6 +117,7 @@ _register(("echo", "printf", *remote.NETWORK, "git", "pip", "npm", "pnpm", "yarn
           _plain(escapes.check_secret_vars))
 _register(tuple(escapes._SETTERS), "agent-markers", _plain(escapes.check_marker_setters))
 _register(("handrail",), selfverbs.RULE, _plain(selfverbs.check_handrail))
+_register(("pre-commit",), precommit.RULE, _plain(precommit.check_framework))
 _register(("pip", "pip3", "pipx", "uv", "python", "python3"), "",
           lambda part, _toks, ctx: check_uninstall(part.name, [w.text for w in part.words[1:]]))
 _register(interactive.PROGRAMS, "dynamic", _plain(interactive.check_interactive))
@@ -131,6 +136,8 @@ def findings(part: Part, toks: list[str], ctx: Ctx) -> list[Finding]:
     if part.assigns or name in ("unset", "export", "declare", "typeset", "readonly", "local"):
         # one scan finds agent-markers, code-env and history findings: each is switched by its own name
         out += [f for f in system.check_markers(part, ctx) if ctx.enabled(f[1])]
+    if part.assigns or part.git_paths or name in ("export", "declare", "typeset", "readonly", "local"):
+        out += guardenv.check_guard_env(part, ctx)
     if part.assigns or name in system.SUBSCRIPT_EVAL:
         out += system.check_subscripts(part, ctx)
     for rule, fn in _BY_NAME.get(name, ()):
@@ -147,9 +154,6 @@ def findings(part: Part, toks: list[str], ctx: Ctx) -> list[Finding]:
     if (part.assigns or name in ("export", "declare", "typeset", "local", "readonly")) and \
             ctx.enabled("git-safety-net"):
         out += check_assigns(part, ctx)
-    if name == "pre-commit" and len(part.words) > 1 and part.words[1].text == "uninstall" and \
-            ctx.enabled("git-safety-net"):
-        out.append((3, "git-safety-net", "pre-commit uninstall removes the git hooks"))
     return out
 
 

@@ -201,6 +201,9 @@ def python_module(flat: Walker, part: Part, name: str, words: list[Word], st: St
             if module in _PY_HANDRAIL:
                 part.via.append("python -m")
                 return [word("handrail")] + rest
+            if module == "pre_commit":  # the framework's command line, judged as `pre-commit …`
+                part.via.append("python -m")
+                return [word("pre-commit")] + rest
             if module.startswith("handrail."):
                 part.flags.append(("human-verbs", f"python -m {module} runs a module of handrail's own"))
             return words

@@ -127,17 +127,38 @@ VERBS: dict[tuple[str, ...], Callable[[list[Word], dict[str, list[Word]], bool],
     ("permissions",): _other_protocol,
 }
 
+_GROUPS = frozenset(verb[0] for verb in VERBS if len(verb) == 2)
+
 
 def check_handrail(part: Part, ctx: Ctx) -> list[Finding]:
     """`handrail VERB …` that loosens the policy: one tier-3 finding naming why."""
     words = part.words[1:]
     if any(w.text in ("-h", "--help") for w in words):
         return []  # click prints the help and runs nothing
+    verbs, rest = _verbs(words)
     for length in (2, 1):
-        head = tuple(w.text for w in words[:length])
+        head = tuple(w.text for w in verbs[:length])
         test = VERBS.get(head)
-        if test is not None and not any(w.dyn for w in words[:length]):
-            pos, opts, dyn = _scan(words[length:])
+        if test is not None and not any(w.dyn for w in verbs[:length]):
+            pos, opts, dyn = _scan(verbs[length:] + rest)
             why = test(pos, opts, dyn)
             return [(3, RULE, why)] if why else []
     return []
+
+
+def _verbs(words: list[Word]) -> tuple[list[Word], list[Word]]:
+    """(the group and command words, the words after them). An option before a verb (`handrail
+    --json gate approve x`) is one click refuses, but it must not hide the verb from this rule:
+    it is skipped, with the value a known option takes."""
+    verbs: list[Word] = []
+    i = 0
+    while i < len(words) and len(verbs) < 2:
+        t = words[i].text
+        if t.startswith("-") and not words[i].dyn:
+            i += 2 if t in _VALUED else 1
+            continue
+        verbs.append(words[i])
+        i += 1
+        if verbs[0].text not in _GROUPS:
+            break
+    return verbs, words[i:]

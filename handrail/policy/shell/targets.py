@@ -7,16 +7,8 @@ import os
 
 from handrail.policy.shell.archives import PROGRAMS as ARCHIVE_PROGRAMS
 from handrail.policy.shell.archives import extracted
-from handrail.policy.shell.common import (
-    _SOURCES,
-    SAFE_DEVICES,
-    Ctx,
-    _protected,
-    in_project,
-    operands,
-    rx,
-    sensitive,
-)
+from handrail.policy.shell.common import _SOURCES, SAFE_DEVICES, Ctx, _protected, in_project, operands, rx, sensitive
+from handrail.policy.shell.landing import Landing, above_project, landings
 from handrail.policy.shell.parts import resolve
 from handrail.policy.shell.sidewrites import COMPRESSORS, compressed, download_files
 from handrail.policy.shell.syntax import Word
@@ -73,14 +65,14 @@ def write_targets(part: Part) -> tuple[list[Word], list[Word]]:
             elif w.text.startswith("--target-directory="):
                 target_dir = Word(w.text.split("=", 1)[1], w.raw)
         if target_dir is not None:
-            written.append(target_dir)
+            written += [target_dir, *landings(part, ops, target_dir)]
             if name == "mv":
                 removed += ops
         elif ops:
             if name == "install" and any(_is_dir_flag(w.text) for w in words[1:]):
                 written += ops
             else:
-                written += ops[-1:]
+                written += ops[-1:] + landings(part, ops[:-1], ops[-1])
                 if name == "mv":
                     removed += ops[:-1]
     elif name == "dd":
@@ -140,9 +132,8 @@ def _is_dir_flag(t: str) -> bool:
 
 
 def _git_moves(words: list[Word]) -> tuple[list[Word], list[Word]]:
-    """(written, removed) by `git rm` and `git mv` in the work tree (`--cached` touches only the index)."""
-    if any(w.text == "--cached" for w in words):
-        return [], []
+    """(written, removed) by `git rm` and `git mv`. `git rm --cached` leaves the files on disk but
+    takes them out of the next commit: a removal all the same, of a protected folder too."""
     ops = operands(words[1:])
     if words[1].text == "rm":
         return [], ops
@@ -353,6 +344,9 @@ def _judge(part: Part, w: Word, ctx: Ctx, *, delete: bool, redirect: bool) -> li
     path = resolve(w, part.cwd, ctx.home)
     shown = w.raw
     if ctx.enabled("protected-paths"):
+        if path is not None and above_project(path, ctx) and (delete or (isinstance(w, Landing) and w.contents)):
+            return [(3, "protected-paths", f"{verb} {shown}, the work tree or a folder above it, with the protected "
+                                           "paths in it (.git, .handrail, the harnesses' settings)")]
         container = delete or part.name in _COPIERS or part.name in ("chmod", "chown", "chgrp", "chattr")
         hit = _protected(path, w, ctx, delete=delete, container=container)
         real = _on_disk(path, ctx, delete=delete) if hit is None and path is not None else None

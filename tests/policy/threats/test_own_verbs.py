@@ -117,6 +117,15 @@ ROWS: list[Row] = [
     ("lua -v", "runs"),
     ("claude --version", "silent"),
     ("codex --help", "silent"),
+    # click runs the verb after `--`, and an option before it does not hide it
+    ("handrail -- deinit", "ask"),
+    ("handrail -- uninstall-hooks", "ask"),
+    ("handrail -- doctor --fix", "ask"),
+    ("handrail gate -- approve login publish", "ask"),
+    ("handrail -- task -- phase login implement", "ask"),
+    ("handrail --json gate approve login publish", "ask"),
+    ("handrail task phase --project . login implement", "ask"),
+    ("python -m handrail -- loop reset login", "ask"),
 ]
 
 

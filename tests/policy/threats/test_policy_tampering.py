@@ -124,6 +124,24 @@ ROWS: list[Row] = [
     ("env PYTHONPATH=src pytest -q", "runs"),
     ("env NODE_ENV=test npm test", "runs"),
     ("cp .claude/settings.json /tmp/settings.backup.json", "runs"),
+    # the protected folders themselves, and the folders above them, moved, copied over or removed
+    ("git mv .handrail hx", "ask"),
+    ("mv .claude .claude.bak", "ask"),
+    ("mv .git/hooks /tmp/hooks", "ask"),
+    ("cp -r /tmp/evil/.handrail .", "ask"),
+    ("cp -a /tmp/evil/.git .", "ask"),
+    ("cp -t . /tmp/evil/.claude", "ask"),
+    ("rsync -a /tmp/evil/ ./", "ask"),
+    ("cp -r /tmp/evil/. .", "ask"),
+    ("cp -rT /tmp/evil .", "ask"),
+    ("mv . ../moved", "ask"),
+    ("mv ../shop ../shop.old", "ask"),
+    ("cd .. && mv shop shop.old", "ask"),
+    ("git rm -r --cached .handrail", "ask"),
+    ("cp -r /tmp/fixtures/data .", "notice"),
+    ("rsync -a /tmp/fixtures/ data/", "notice"),
+    ("git mv src/app.py src/main.py", "notice"),
+    ("mv src/app.py src/main.py", "notice"),
 ]
 
 
