@@ -375,7 +375,8 @@ def partial_clone(repo: pygit2.Repository) -> str | None:
         name = entry.name.lower()
         if name == "extensions.partialclone" and entry.value:
             return str(entry.value)
-        if name.startswith("remote.") and name.endswith(".promisor") and str(entry.value).lower() in ("true", "1", "yes", "on"):
+        promisor = name.startswith("remote.") and name.endswith(".promisor")
+        if promisor and str(entry.value).lower() in ("true", "1", "yes", "on"):
             return name[len("remote."):-len(".promisor")]
     return None
 

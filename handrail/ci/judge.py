@@ -67,6 +67,7 @@ def judge(repo: pygit2.Repository, rng: ranges.Range, *, require_attribution: bo
                         "agent": maker.name if maker else None,
                         "evidence": maker.evidence if maker else f"signature: {signed}" if signed else None})
         findings += [_finding(p, oid, who) for p in _problems(repo, oid, policies, trees, maker)]
+        findings += [_finding(p, oid, who) for p in gitrules.message_secret_problems(message, oid)]
         if require_attribution and who == UNKNOWN:
             findings.append(_unattributed(oid, _first_line(message)))
     agents = sum(1 for e in entries if e["made_by"] == AGENT)

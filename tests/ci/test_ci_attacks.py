@@ -67,3 +67,64 @@ def test_a_tree_entry_naming_an_object_nobody_wrote_is_an_error(project: Repo) -
     r = project.ci("--base", "main", "--head", commit)
     assert r.returncode == 2 and "Traceback" not in r.stderr, r.stderr
     assert f"commit {commit[:7]}" in r.stderr and "missing.py" in r.stderr
+
+
+# ----------------------------------------------------------------------------- secrets in other shapes
+
+
+def key_shapes(pem: str) -> dict[str, bytes]:
+    import base64
+    import gzip
+
+    lines = pem.splitlines(keepends=True)
+    return {
+        "src/indented.yml": ("key: |\n" + "".join("  " + line for line in lines)).encode(),
+        "src/hash.py": "".join("# " + line for line in lines).encode(),
+        "src/slash.js": "".join("// " + line for line in lines).encode(),
+        "src/semi.ini": "".join("; " + line for line in lines).encode(),
+        "src/literals.py": ("KEY = (\n" + "".join(f"    '{line.rstrip()}'\n" for line in lines) + ")\n").encode(),
+        "src/spaced.txt": pem.replace("PRIVATE KEY", "PRIVATE  KEY").encode(),
+        "src/body.txt": "".join(lines[1:-1]).encode(),
+        "src/b64.txt": base64.b64encode(pem.encode()),
+        "src/k.gz": gzip.compress(pem.encode()),
+        "src/gz64.txt": base64.b64encode(gzip.compress(pem.encode())),
+    }
+
+
+def test_a_key_indented_commented_quoted_spaced_headless_or_encoded_is_found(project: Repo, tmp_path: Path) -> None:
+    shapes = key_shapes(pem_key(tmp_path))
+    for rel, data in shapes.items():
+        (project.path / rel).parent.mkdir(parents=True, exist_ok=True)
+        (project.path / rel).write_bytes(data)
+    project.git("add", "--", *shapes)
+    project.git("commit", "-q", "-m", "keys in disguise")
+    data = project.report("--base", "main", code=1)
+    found = {f["path"] for f in data["findings"] if f["rule"] == "secret"}
+    assert found == set(shapes)
+
+
+def test_ordinary_base64_and_lock_file_hashes_stay_clean(project: Repo, tmp_path: Path) -> None:
+    import base64
+    import hashlib
+    import os
+    import zlib
+
+    raw = b"\x89PNG\r\n\x1a\n" + zlib.compress(os.urandom(4000))
+    png = base64.b64encode(raw).decode()
+    lock = {"packages": {f"node_modules/p{i}": {
+        "integrity": "sha512-" + base64.b64encode(hashlib.sha512(str(i).encode()).digest()).decode()}
+        for i in range(300)}}
+    project.commit("assets", files={"src/logo.html": f'<img src="data:image/png;base64,{png}">\n',
+                                    "src/wrapped.b64": base64.encodebytes(raw).decode(),
+                                    "src/lock.json": json.dumps(lock, indent=2),
+                                    "docs/keys.md": "A key starts with `-----BEGIN PRIVATE KEY-----`, then base64.\n"})
+    assert project.report("--base", "main", code=0)["findings"] == []
+
+
+def test_a_key_or_a_token_in_a_commit_message_is_a_secret(project: Repo, tmp_path: Path) -> None:
+    oid = project.commit(f"deploy\n\ntoken {KEY}\n\n{pem_key(tmp_path)}", TRAILER, files={"src/a.py": "a\n"})
+    data = project.report("--base", "main", code=1)
+    found = [(f["rule"], f["commit"], f["path"]) for f in data["findings"]]
+    assert found == [("secret", oid, None), ("secret", oid, None)]
+    assert all("the message of commit" in f["message"] for f in data["findings"])
+    assert KEY not in json.dumps(data)
