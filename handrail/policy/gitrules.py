@@ -133,8 +133,13 @@ class GitPolicy(NamedTuple):
 
 
 def display(path: str) -> str:
-    """A path fit to print: bytes that are not UTF-8 shown as `\\xNN`."""
-    return path.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
+    """A path fit to print: bytes that are not UTF-8 shown as `\\xNN`, and what a terminal
+    would act on or hide (`\\r`, ESC, zero-width and bidi characters) escaped as `repr`
+    escapes it, so the log a person reads shows what the path holds."""
+    text = path.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
+    if text.isprintable():
+        return text
+    return "".join(c if c.isprintable() else repr(c)[1:-1] for c in text)
 
 
 def quoted(path: str) -> str:

@@ -128,3 +128,20 @@ def test_a_key_or_a_token_in_a_commit_message_is_a_secret(project: Repo, tmp_pat
     assert found == [("secret", oid, None), ("secret", oid, None)]
     assert all("the message of commit" in f["message"] for f in data["findings"])
     assert KEY not in json.dumps(data)
+
+
+# ----------------------------------------------------------------------------- what a person reads
+
+
+def test_control_characters_in_a_path_are_shown_escaped(project: Repo, tmp_path: Path) -> None:
+    name = "src/notes.txt\r\x1b[2K\x1b[1A\u200c\u202e"
+    (project.path / "src").mkdir(exist_ok=True)
+    (project.path / name).write_text(f"{KEY}\n")
+    project.git("add", "--", name)
+    project.git("commit", "-q", "-m", "notes")
+    summary = tmp_path / "summary.md"
+    env = {"GITHUB_ACTIONS": "true", "GITHUB_STEP_SUMMARY": str(summary), "GITHUB_EVENT_NAME": "workflow_dispatch"}
+    for out in (project.ci("--base", "main").stdout, project.ci("--base", "main", env=env).stdout,
+                summary.read_text()):
+        assert "\x1b" not in out and "\r" not in out and "\u200c" not in out and "\u202e" not in out
+        assert "src/notes.txt\\r\\x1b[2K\\x1b[1A\\u200c\\u202e" in out
