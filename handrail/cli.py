@@ -19,6 +19,7 @@ from handrail import __version__
 from handrail.commands import audit as audit_cmd
 from handrail.commands import autonomy as autonomy_cmd
 from handrail.commands import ci as ci_cmd
+from handrail.commands import dashboard as dashboard_cmd
 from handrail.commands import events as events_cmd
 from handrail.commands import gate as gate_cmd
 from handrail.commands import githooks, setup
@@ -243,6 +244,18 @@ def _since(ctx: click.Context, param: click.Parameter, value: str | None) -> str
 def events_command(**kw: Any) -> None:
     """What handrail decided, was told and refused: the event log, newest last."""
     done(events_cmd.events(**kw))
+
+
+@cli.command("dashboard")
+@click.option("--port", type=click.IntRange(0, 65535), default=0,
+              help="The port to listen on (default 0: a free one).")
+@click.option("--host", default="127.0.0.1", show_default=True,
+              help="The address to listen on; anything but loopback is warned about.")
+@click.option("--no-open", is_flag=True, help="Print the address only; open no browser.")
+@project_option
+def dashboard_command(**kw: Any) -> None:
+    """A read-only page of events, gates, loops, envelopes and the last audit, on loopback, until Ctrl-C."""
+    done(dashboard_cmd.dashboard(**kw))
 
 
 @cli.command("audit")

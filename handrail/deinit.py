@@ -23,8 +23,10 @@ and stays, but for `generated.json`, the record of rules that are gone now; `--p
 removes it too, all but `backups/`, which then holds a copy of it.
 
 Everything is planned before anything is written: a file that cannot be read stops the
-run with one line naming it, and nothing is written. Every write is atomic; every file
-changed or removed is copied first to one folder, `.handrail/backups/<stamp>/deinit/`.
+run with one line naming it, and nothing is written. The files change all or none, in
+the one multi-file write `permissions` uses (handrail/txn.py: a write it left unfinished
+is completed first); every file changed or removed is copied first to one folder,
+`.handrail/backups/<stamp>/deinit/`. The git hooks and git config change after it.
 """
 
 from __future__ import annotations
@@ -38,9 +40,9 @@ from collections.abc import Callable, Iterator
 from typing import Any, NamedTuple
 
 from handrail import native
-from handrail.backups import BACKUPS
+from handrail.backups import BACKUPS, Backup
 from handrail.errors import HandrailError
-from handrail.fsio import atomic_write, dump_json, read_bytes
+from handrail.fsio import dump_json, read_bytes
 from handrail.native import JsonFile, ListSlot, MapSlot, TextFile
 
 REMOVE, RESTORE, STRIP, KEEP = "remove", "restore", "strip", "keep"
@@ -386,34 +388,16 @@ def _bin_key(root: str, unset: bool = False) -> str | None:
 # --------------------------------------------------------------------------- writing
 
 
-def _remove(path: str, root: str) -> None:
-    os.unlink(path)
-    folder = os.path.dirname(path)
-    while os.path.abspath(folder) != os.path.abspath(root):  # the folders it leaves empty go too
-        try:
-            os.rmdir(folder)
-        except OSError:
-            break
-        folder = os.path.dirname(folder)
+def apply(p: Plan, backup: Backup) -> list[str]:
+    """Write the plan; what was said while doing it (the framework's uninstall). The
+    files go first, as one write; `backup` is the run's folder, its part `deinit/`."""
+    from handrail import install_hooks, permissions, txn
 
-
-def apply(p: Plan, backup: str) -> list[str]:
-    """Write the plan; what was said while doing it (the framework's uninstall)."""
-    from handrail import install_hooks
-
+    changes = [txn.Change(e.path, e.new) for e in [*p.edits, *([p.record] if p.record else [])] if e.action != KEEP]
+    if changes:
+        txn.write(p.root, permissions.AREA, changes, backup=backup, backup_as=lambda rel: f"{PART}/{rel}")
     said = []
-    for e in [*p.edits, *([p.record] if p.record else [])]:
-        if e.action == KEEP:
-            continue
-        full = os.path.join(p.root, e.path)
-        keep = os.path.join(backup, os.path.dirname(e.path))
-        if e.new is None:
-            os.makedirs(keep, exist_ok=True)
-            shutil.copy2(full, os.path.join(keep, os.path.basename(e.path)))
-            _remove(full, p.root)
-        else:
-            atomic_write(full, e.new, backup_dir=keep)
-    install_hooks.uninstall(p.hooks, backup_dir=os.path.join(backup, "git-hooks"))
+    install_hooks.uninstall(p.hooks, backup_dir=os.path.join(backup.claim(), PART, "git-hooks"))
     if p.bin_key:
         _bin_key(p.root, unset=True)
     if p.framework:
@@ -437,6 +421,7 @@ def _framework_uninstall(root: str) -> list[str]:
     return ["the pre-commit framework's git hooks removed (`pre-commit uninstall`)"]
 
 
+PART = "deinit"  # where in the run's backup folder what deinit changed goes
 # What a purge keeps: the backups folder, which then also holds the purged rest.
 PURGE_KEEPS = os.path.basename(BACKUPS)
 
@@ -467,19 +452,26 @@ def _purge(root: str, backup: str | None, dry_run: bool) -> list[str]:
 def deinit(project: str, *, dry_run: bool = False, purge: bool = False) -> dict[str, Any]:
     """Take handrail out of the repository around `project`; the `--json` answer. The
     lock `init` and `permissions` take is held while files are written."""
-    from handrail import setuplock
-    from handrail.backups import claim_backup_dir
+    from handrail import permissions, setuplock
     from handrail.init import repository_root
 
     root, hooks = repository_root(project)
     p = plan(root, hooks)
-    if dry_run or not (_pending(p) or purge):
+    since = permissions.unfinished(root)
+    if dry_run or not (_pending(p) or purge or since):
+        if since is not None:
+            p.notes.append(f"a `handrail permissions` run started {since} did not finish: deinit completes its "
+                           "write first, so what it takes out may differ from what is shown")
         return _result(p, None, [], _purge(root, None, True) if purge else [], dry_run)
     with setuplock.held(root, "handrail deinit"):
+        recovered = permissions.recover(root)
         p = plan(root, hooks)  # again, now that no init or permissions run can write in between
-        backup = os.path.join(claim_backup_dir(root), "deinit")
+        if recovered is not None:
+            p.notes.insert(0, recovered.line())
+        run = Backup(root)
+        said = apply(p, run)
+        backup = os.path.join(run.claim(), PART)
         os.makedirs(backup, exist_ok=True)
-        said = apply(p, backup)
     purged = _purge(root, backup, False) if purge else []
     return _result(p, backup, said, purged, dry_run)
 

@@ -342,6 +342,8 @@ def run_demo() -> int:
             layer(project)
             print()
         print("done: the repository is removed.")
+        # The demo's repository is gone; the last line is the one to run in one's own.
+        print("in your own repository, see what the agents did and what waits for you: handrail dashboard")
     finally:
         shutil.rmtree(folder, ignore_errors=True)
     return 0

@@ -84,10 +84,11 @@ def check_files(project: str) -> list[Finding]:
         plan = permissions.plan(project, proto, tools)
     except HandrailError as e:
         return [Finding("files", ERROR, str(e), "fix the file by hand, then run `handrail permissions`")]
-    out = []
+    out = [] if plan.interrupted is None else [unfinished_finding(project, plan.interrupted)]
     for c in plan.pending:
         if c.path == permissions.RECORD:
-            out.append(record_finding(c.path, c.old is None, plan.interrupted))
+            if plan.interrupted is None:
+                out.append(record_finding(c.path, c.old is None))
         elif c.old is None:
             out.append(Finding("files", ERROR, f"{c.path} ({c.tool}): missing",
                                "run `handrail permissions` (or `handrail doctor --fix`)", FIX_FILES))
@@ -100,14 +101,21 @@ def check_files(project: str) -> list[Finding]:
     return out
 
 
-def record_finding(path: str, missing: bool, interrupted: str | None) -> Finding:
-    """The record of which rules are handrail's, when it differs: missing or out of date
-    is advice; an unfinished run's intent is an error, as the files it was writing may
-    hold rules the protocol no longer has and look in sync all the same."""
-    if interrupted is not None:
-        return Finding("files", ERROR, f"{path}: a `handrail permissions` run started {interrupted} did not finish "
-                       "(or is still running): the permission files may hold rules the protocol no longer has",
-                       "run `handrail permissions` (or `handrail doctor --fix`): it removes them", FIX_FILES)
+def unfinished_finding(project: str, since: str) -> Finding:
+    """A run's write that did not finish is an error: its files may be some old and some
+    new, and hold rules the protocol no longer has, while looking in sync all the same.
+    Named by its journal (or, left by an older handrail, the record holding its intent)."""
+    from handrail import permissions
+
+    where = permissions.AREA.journal if permissions.unfinished(project) else permissions.RECORD
+    return Finding("files", ERROR, f"{where}: a `handrail permissions` run started {since} did "
+                   "not finish (or is still running): the permission files may be half written and hold rules the "
+                   "protocol no longer has", "run `handrail permissions` (or `handrail doctor --fix`): it completes "
+                   "the write, then removes them", FIX_FILES)
+
+
+def record_finding(path: str, missing: bool) -> Finding:
+    """The record of which rules are handrail's, when it differs: missing or out of date is advice."""
     return Finding("files", WARNING, f"{path}: the record of which rules are handrail's is "
                    f"{'missing' if missing else 'out of date'}",
                    "run `handrail permissions` (or `handrail doctor --fix`)", FIX_FILES)

@@ -213,7 +213,7 @@ def move(src: str, dst: str) -> None:
 
 def replace_with(staged: str, path: str) -> None:
     """Rename a file staged on `path`'s file system onto it, and make that durable: the
-    one step of a multi-file write (memory/journal.py) that changes a target."""
+    one step of a multi-file write (handrail/txn.py) that changes a target."""
     os.replace(staged, path)
     sync_dir(os.path.dirname(os.path.abspath(path)))
 

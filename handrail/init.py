@@ -375,6 +375,7 @@ def init(project: str, *, tools: list[str] | None = None, pre_commit: bool = Fal
 def _init(root: str, hooks: str, tools: list[str] | None, pre_commit: bool, force: bool) -> dict[str, Any]:
     from handrail import permissions
 
+    recovered = permissions.recover(root)  # an earlier run's write finished before this one plans
     if pre_commit:
         check_framework_can_install(root)
     warnings = [] if pre_commit else check_tracked_hooks(root, hooks, force)
@@ -394,6 +395,8 @@ def _init(root: str, hooks: str, tools: list[str] | None, pre_commit: bool, forc
         steps.append(aider_settings(root, backup))
     changed = any(s.changed for s in steps)
     notes = [n for n in result["notes"] if "built-in default" not in n and not n.startswith("aider:")]
+    if recovered is not None:
+        notes.insert(0, recovered.line())
     if pre_commit:
         notes.insert(0, f"the pre-commit framework runs handrail's hooks at {', '.join(FRAMEWORK_HOOK_TYPES)} "
                         "(post-commit: living memory's check); they start the handrail in git config "

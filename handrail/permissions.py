@@ -12,15 +12,18 @@ when its bytes (and, for a script, its executable bit) do. Modification times ne
 count. A file in sync is never rewritten, so the user's formatting survives.
 
 Which rules in a shared file are handrail's is kept in `.handrail/generated.json`, and
-that record changes together with the files: before the first shared file is written,
-the record is rewritten as an *intent*, `files` holding every rule handrail owned
-before and `writing` every rule this run is about to write; only once every file is
-written does the record become `files` alone. A run killed in between leaves the
-intent, so the next one counts both sets as handrail's and removes whichever the
-protocol no longer has, and `--check` and `doctor` report the intent as out of sync.
-(No marker goes into the shared files themselves: a key of handrail's own in another
-tool's settings is one that tool's schema does not promise to keep accepting, and the
-intent already names every rule a run may have written.) Runs that write take a lock
+that record changes together with the files: a run writes its whole plan, every
+harness file and the record, as one all-or-nothing write (handrail/txn.py, area
+`.handrail/runtime/permissions-txn/`), so a run killed at any point leaves either the
+old set or the new set once recovered. Every writing run (`permissions`, `init`,
+`deinit`, `doctor --fix`) recovers first, under the lock; `--check` and `doctor`, which
+write nothing, report a write still waiting as out of sync. Where someone edited one
+of the files in between, recovery leaves that file as it is and completes the rest,
+so that the record names every rule of handrail's the files can hold. (No marker goes
+into the shared files themselves: a key of handrail's own in another tool's settings
+is one that tool's schema does not promise to keep accepting.) A record that still
+holds the *intent* an older handrail wrote before its files (`writing`) is read as
+before: both sets count as handrail's. Runs that write take a lock
 (handrail/setuplock.py), so two never interleave.
 """
 
@@ -29,22 +32,41 @@ from __future__ import annotations
 import importlib
 import json
 import os
-from collections.abc import Callable
 from types import ModuleType
 from typing import Any, NamedTuple
 
+from handrail import txn
 from handrail.backups import Backup
 from handrail.errors import HandrailError
-from handrail.fsio import atomic_write, dump_json, read_bytes
+from handrail.fsio import dump_json, read_bytes
 from handrail.native import JsonFile, MapSlot, ShapeError, TextFile, merge, unique
 from handrail.policy import protocol as protocols
 from handrail.policy.protocol import Protocol
-from handrail.records.clock import now_iso
 
 HARNESSES = ("claude", "codex", "opencode", "gemini", "cursor", "copilot", "cline", "qwen")
 RECORD = ".handrail/generated.json"
 CREATE, UPDATE, NONE = "create", "update", "none"
 Owned = dict[str, dict[str, list[Any]]]  # path -> slot -> the items handrail wrote there
+
+
+# Beside the harness files: the setup files `deinit` gives back in the same write.
+SETUP_FILES = (".aider.conf.yml", ".pre-commit-config.yaml")
+
+
+def may_write(rel: str) -> bool:
+    """The paths a journal of this area may name: the record, the harness files handrail
+    generates (handrail/policy/harnessfiles.py) and SETUP_FILES, nothing else."""
+    import re
+
+    from handrail.policy import harnessfiles
+
+    def covers(pattern: str) -> bool:  # a `dir/**` pattern is the folder's prefix; any other, the whole path
+        return re.match(harnessfiles.regex(pattern) + ("" if pattern.endswith("/**") else r"\Z"), rel) is not None
+
+    return rel == RECORD or rel in SETUP_FILES or any(covers(f.pattern) for f in harnessfiles.FILES if f.generated)
+
+
+AREA = txn.Area("permissions", may_write, "`handrail permissions` write", undo_foreign=False)
 
 
 class Change(NamedTuple):
@@ -65,8 +87,7 @@ class Plan(NamedTuple):
     project: str
     changes: list[Change]
     record: str = ""       # the record once every change is written
-    intent: str = ""       # the record while they are being written
-    interrupted: str | None = None  # when the unfinished run that left an intent started
+    interrupted: str | None = None  # when an unfinished run whose write still waits started
 
     @property
     def pending(self) -> list[Change]:
@@ -174,12 +195,10 @@ def owned_by_handrail(record: Record) -> Owned:
     return out
 
 
-def record_text(files: Owned, writing: Owned | None = None) -> str:
+def record_text(files: Owned) -> str:
     data: dict[str, object] = {"comment": "What `handrail permissions` wrote into files it shares with you, so "
                                           "that regenerating replaces it. Generated: do not edit.",
                                "files": dict(sorted(files.items()))}
-    if writing is not None:
-        data["writing"] = {"since": now_iso(), "pid": os.getpid(), "files": dict(sorted(writing.items()))}
     return dump_json(data)
 
 
@@ -188,7 +207,6 @@ def plan(project: str, proto: Protocol, tools: list[str]) -> Plan:
     found = read_record(project)
     record = owned_by_handrail(found)
     new_record = dict(record)
-    writing: Owned = {}
     changes: list[Change] = []
     for tool in tools:
         module = harness(tool)
@@ -202,7 +220,7 @@ def plan(project: str, proto: Protocol, tools: list[str]) -> Plan:
                     merged, owned = merge(current, spec, record.get(spec.path))
                 except ShapeError as e:
                     raise HandrailError(f"{e}; handrail left it untouched", reason="invalid_json") from None
-                new_record[spec.path] = writing[spec.path] = owned
+                new_record[spec.path] = owned
                 if old is not None and same_json(current, merged):
                     changes.append(Change(spec.path, tool, old, old.decode("utf-8"), False, NONE, True))
                 else:
@@ -214,7 +232,7 @@ def plan(project: str, proto: Protocol, tools: list[str]) -> Plan:
     old_record = read_bytes(os.path.join(project, RECORD))
     if old_record is None or not same_json(_parse(RECORD, old_record), json.loads(text)):
         changes.append(Change(RECORD, "handrail", old_record, text, False, CREATE if old_record is None else UPDATE))
-    return Plan(project, changes, text, record_text(record, writing), found.since)
+    return Plan(project, changes, text, txn.unfinished(project, AREA) or found.since)
 
 
 def _text_change(spec: TextFile, tool: str, full: str, old: bytes | None) -> Change:
@@ -229,38 +247,27 @@ def _text_change(spec: TextFile, tool: str, full: str, old: bytes | None) -> Cha
 
 
 def apply(plan: Plan, backup: Backup | None = None) -> tuple[list[Change], str | None]:
-    """Write every pending change; (what was written, the backup folder if one was used).
-
-    The intent goes first, so that no shared file ever holds a rule the record does
-    not name, and the record proper last. What the run replaces goes to `backup`
-    (one folder for the whole run: `init` hands in its own)."""
+    """Write every pending change, the record with them, all or none (handrail/txn.py);
+    (what was written, the backup folder if one was used). Call with the lock held,
+    after `recover()`. What the run replaces goes to `backup` (one folder for the whole
+    run: `init` hands in its own), under `permissions/<path>`."""
     backup = backup or Backup(plan.project)
+    pending = plan.pending
+    if pending:
+        txn.write(plan.project, AREA, [txn.Change(c.path, c.new.encode("utf-8"), 0o755 if c.executable else None)
+                                       for c in pending],
+                  backup=backup, backup_as=lambda rel: f"permissions/{rel}")
+    return pending, backup.path
 
-    def backup_dir(path: str, old: bytes | None) -> Callable[[], str] | None:
-        return None if old is None else backup.under("permissions", os.path.dirname(path))
 
-    record = os.path.join(plan.project, RECORD)
-    old_record = read_bytes(record)
-    intent = any(c.shared for c in plan.pending)
-    if intent:
-        atomic_write(record, plan.intent, backup_dir=backup_dir(RECORD, old_record))
-    written = []
-    for c in plan.pending:
-        if c.path == RECORD:
-            continue
-        full = os.path.join(plan.project, c.path)
-        if c.needs_chmod:
-            os.chmod(full, 0o755)
-        else:
-            atomic_write(full, c.new, backup_dir=backup_dir(c.path, c.old), mode=0o755 if c.executable else None)
-        written.append(c)
-    record_change = next((c for c in plan.pending if c.path == RECORD), None)
-    if intent or record_change is not None:
-        # With an intent, the record it replaced is backed up already; the intent itself is not worth keeping.
-        atomic_write(record, plan.record, backup_dir=None if intent else backup_dir(RECORD, old_record))
-    if record_change is not None:
-        written.append(record_change)
-    return written, backup.path
+def recover(project: str) -> txn.Recovered | None:
+    """Finish a write an earlier run left undone; call with the lock held (setuplock)."""
+    return txn.recover(project, AREA)
+
+
+def unfinished(project: str) -> str | None:
+    """When the run whose write still waits for `recover()` started, or None."""
+    return txn.unfinished(project, AREA)
 
 
 def diff(c: Change) -> str:
@@ -296,9 +303,14 @@ def run(project: str, *, tools: list[str] | None = None, protocol: str | None = 
 
 def _run(project: str, tools: list[str] | None, protocol: str | None, mode: str,
          backup: Backup | None = None) -> dict[str, Any]:
+    recovered = recover(project) if mode == "write" else None
     proto = protocols.load(project, protocol)
     chosen, notes = select(proto, tools)
     p = plan(project, proto, chosen)
+    interrupted = p.interrupted or (None if recovered is None or recovered.journal is None
+                                    else recovered.journal.get("since", "?"))
+    if recovered is not None:
+        notes.append(recovered.line())
     if p.interrupted is not None:
         notes.append(interrupted_note(p.interrupted, mode, project))
     written: list[Change] = []
@@ -314,9 +326,10 @@ def _run(project: str, tools: list[str] | None, protocol: str | None, mode: str,
         if c in written and c.old is not None and folder is not None and not c.needs_chmod:
             entry["backup"] = os.path.relpath(os.path.join(folder, "permissions", c.path), project)
         files.append(entry)
-    return {"ok": mode != "check" or not p.pending, "mode": mode, "protocol": proto.source, "tools": chosen,
+    in_sync = not (p.pending or p.interrupted)
+    return {"ok": mode != "check" or in_sync, "mode": mode, "protocol": proto.source, "tools": chosen,
             "files": files, "backup_dir": None if folder is None else os.path.relpath(folder, project),
-            "interrupted": p.interrupted, "notes": notes + proto.warnings}
+            "interrupted": interrupted, "notes": notes + proto.warnings}
 
 
 DECISIONS = {"allow": "allow", "ask": "ask", "prompt": "ask", "deny": "deny", "forbidden": "deny"}
@@ -375,7 +388,8 @@ def interrupted_note(since: str, mode: str, project: str) -> str:
 
         if setuplock.busy(project):
             return f"a `handrail permissions` run started {since} is writing the files now; check again once it is done"
-    said = f"a `handrail permissions` run started {since} did not finish ({RECORD} still holds its intent)"
-    if mode == "write":
+    said = f"a `handrail permissions` run started {since} did not finish"
+    if mode == "write":  # only a record an older handrail left holding its intent
         return f"{said}; this run removed every rule it may have left that the protocol no longer has"
-    return f"{said}: its files may hold rules the protocol no longer has; run `handrail permissions` to repair them"
+    return (f"{said}: its files may be half written (some old, some new) and hold rules the protocol no longer "
+            "has; run `handrail permissions` to repair them")

@@ -132,6 +132,21 @@ def test_a_move_never_replaces_a_file(tmp_path: Path) -> None:
     assert (tmp_path / "c").read_text() == "a" and not (tmp_path / "a").exists()
 
 
+# --------------------------------------------------------------------------- multi-file writes
+
+
+def test_only_txn_writes_several_files_all_or_nothing() -> None:
+    """One multi-file journal: only handrail/txn.py renames a staged file onto its target
+    (`fsio.replace_with`) or makes renames durable (`fsio.sync_dir`), and only it names a
+    journal file or a staging folder; each writer (memory, permissions, deinit) is an area of it."""
+    durable = {"replace_with", "sync_dir"}
+    found = [(name, c) for name, tree in modules() if name not in ("txn.py", "fsio.py") for c in calls(tree)
+             if c.split(".")[-1] in durable]
+    named = [(name, s) for name, tree in modules() if name != "txn.py" for s in strings(tree)
+             if ("journal" in s.lower() and s.endswith(".json")) or s.endswith("-txn") or s.endswith("-txn/")]
+    assert found == [] and named == []
+
+
 # --------------------------------------------------------------------------- locks
 
 

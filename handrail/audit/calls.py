@@ -7,7 +7,7 @@ record of a type it does not model, an `Unknown` (counted, never guessed at).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from typing import NamedTuple
 
 KINDS = ("shell", "edit", "write", "read", "search")
@@ -26,6 +26,10 @@ class Call(NamedTuple):
     paths: tuple[str, ...]  # for edit/write/read/search (as the tool was given them)
     outcome: str  # one of OUTCOMES
     reason: str | None  # the hook's or error's text, where the transcript has it
+    # For a search: the tool's own file globs (`!x` excluding) as the hook adapter reads them
+    # from the call (Grep's `glob`, grep's `include`, grep_search's `include_pattern`): the
+    # search is judged over the files they let it read, as the live hooks judge it.
+    globs: tuple[str, ...] = ()
 
 
 class Problem(NamedTuple):
@@ -44,4 +48,6 @@ class Unknown(NamedTuple):
 
 Record = Call | Problem | Unknown
 Reader = Callable[[str], Iterator[Record]]
-Finder = Callable[[str, str], list[str]]
+# find(project, home, env): where a harness keeps its sessions follows the variables that move
+# it (CLAUDE_CONFIG_DIR, CODEX_HOME, XDG_DATA_HOME, GEMINI_CLI_HOME), read from `env` alone.
+Finder = Callable[[str, str, Mapping[str, str]], list[str]]

@@ -1,4 +1,5 @@
-"""Claude Code's transcripts: `~/.claude/projects/<slug>/<session id>.jsonl`.
+"""Claude Code's transcripts: `~/.claude/projects/<slug>/<session id>.jsonl` (CLAUDE_CONFIG_DIR
+stands for `~/.claude` when set).
 
 Field names as Claude Code 2.1.197 writes them (seen in transcripts it made, offline, under
 tests/audit/sessions.py):
@@ -9,11 +10,18 @@ tests/audit/sessions.py):
   is_error}, paired by id (it may come many lines later, or never);
 - a pre-tool hook that allows writes an attachment `hook_success` for the call; one that denies
   (`permissionDecision: deny`) leaves no attachment: the result is `is_error: true` with the
-  hook's reason as its whole text, the only mark of a denial. A hook that exits 2 writes
-  `hook_blocking_error`. Claude's own failures are told apart by their text: a tool's error is
-  wrapped in `<tool_use_error>`, a failed Bash command opens with `Exit code N` (or `Command timed
-  out after …`), the person's
-  refusal and a settings rule's are the sentences in USER_DENIED.
+  hook's reason as its whole text (`Blocked by hook` when it gave none). A hook that exits 2
+  writes `hook_blocking_error` (hookEvent "PreToolUse") and the result `PreToolUse:<tool> hook
+  error: …`; `continue: false` gives `Execution stopped by PreToolUse hook…`. Claude's own
+  failures are told apart by their text: a tool's error is wrapped in `<tool_use_error>`, a
+  failed Bash command opens with `Exit code N` (or `Command timed out after …`, or the
+  interruption's `[Request interrupted by user for tool use]`), the person's refusal and a
+  settings rule's are the sentences in USER_DENIED.
+
+A denial is only what is recognised as one: handrail's own reason (`handrail: …`) or one of
+Claude's marks above (HOOK_DENIED). Any other error result is an error: another hook's free
+text and a tool's failure look alike, and taking a failure for a denial would hide a call
+that may have run.
 
 The slug: `cwd.replace(/[^a-zA-Z0-9]/g, "-")`, cut at 200 characters plus `-` and the base-36
 of a string hash when longer (Claude Code's `$E`). It is lossy (`/a/b-c` and `/a/b/c` meet), so
@@ -24,7 +32,8 @@ from __future__ import annotations
 
 import glob
 import os
-from collections.abc import Iterator
+import re
+from collections.abc import Iterator, Mapping
 from typing import Any
 
 from handrail.audit.calls import Call, Problem, Record, Unknown
@@ -37,9 +46,16 @@ SLUG_MAX = 200
 QUIET = frozenset({"queue-operation", "last-prompt", "summary", "file-history-snapshot", "system", "custom-title",
                    "progress", "permission-mode", "agent-name", "tag"})
 USER_DENIED = ("The user doesn't want to proceed with this tool use", "The user doesn't want to take this action",
-               "Permission to use ", "Permission to edit ", "Permission to read ",
-               "[Request interrupted by user for tool use]")
-TOOL_ERROR = ("<tool_use_error>", "Exit code ", "Command timed out after ")
+               "Permission to use ", "Permission to edit ", "Permission to read ")
+# An interruption (Esc) can come while the tool runs: it is no refusal, the call may have run.
+TOOL_ERROR = ("<tool_use_error>", "Exit code ", "Command timed out after ",
+              "[Request interrupted by user for tool use]")
+# Where a result's text opens so, a pre-tool hook refused the call: handrail's reason, and the
+# texts Claude Code 2.1.197 writes itself (its bundle: `${hookName} hook error: `, the default
+# reason of a deny, `continue: false`, a PermissionRequest hook's deny).
+HOOK_DENIED = ("handrail: ", "Blocked by hook", "Execution stopped by PreToolUse hook",
+               "Permission denied by hook")
+HOOK_ERROR = re.compile(r"PreToolUse:\S+ hook error: ")
 MOST_PENDING = 10_000  # calls awaiting their result; past this the oldest is given as unknown
 
 
@@ -70,11 +86,18 @@ def _base36(n: int) -> str:
             return out
 
 
-def find_claude(project: str, home: str) -> list[str]:
+def config_dir(home: str, env: Mapping[str, str]) -> str:
+    """Where Claude Code keeps its files: CLAUDE_CONFIG_DIR when set (its bundle:
+    `process.env.CLAUDE_CONFIG_DIR ?? join(homedir(), ".claude")`), else `~/.claude`."""
+    given = env.get("CLAUDE_CONFIG_DIR")
+    return given if given and os.path.isabs(given) else os.path.join(home, ".claude")
+
+
+def find_claude(project: str, home: str, env: Mapping[str, str]) -> list[str]:
     """The transcripts whose session ran inside `project`: the folders whose slug begins with the
     project's (a session started in a subfolder has a longer one), each file kept only when its
     own `cwd` lies inside the project."""
-    base = os.path.join(home, ".claude", "projects")
+    base = os.path.join(config_dir(home, env), "projects")
     try:
         folders = os.listdir(base)
     except OSError:
@@ -130,7 +153,7 @@ def read_claude(path: str) -> Iterator[Record]:
             if isinstance(att, dict) and isinstance(att.get("toolUseID"), str):
                 if att.get("type") == "hook_success":
                     allowed.add(att["toolUseID"])
-                elif att.get("type") == "hook_blocking_error":
+                elif att.get("type") == "hook_blocking_error" and _before_the_call(att):
                     err = att.get("blockingError")
                     blocked[att["toolUseID"]] = str(err.get("blockingError", "")) if isinstance(err, dict) else ""
         elif kind not in QUIET:
@@ -162,7 +185,7 @@ def _call(block: dict[str, Any], rec: dict[str, Any], session: str, path: str, n
     kind = "write" if q.kind == EDIT and name == "Write" else q.kind
     time = rec.get("timestamp") if isinstance(rec.get("timestamp"), str) else None
     return Call(HARNESS, session, path, number, time, cwd, kind, q.command if q.kind == SHELL else None,
-                tuple(q.paths), "unknown", None)
+                tuple(q.paths), "unknown", None, tuple(q.globs))
 
 
 def _answered(call: Call, block: dict[str, Any], allowed: set[str], blocked: dict[str, str]) -> Call:
@@ -176,6 +199,15 @@ def _answered(call: Call, block: dict[str, Any], allowed: set[str], blocked: dic
         return call._replace(outcome="user_denied", reason=text[:2000])
     if text.startswith(TOOL_ERROR) or use in allowed:
         return call._replace(outcome="error", reason=text[:2000])
-    # An error result in no shape of Claude's own, for a call no hook let through: the text is
-    # a pre-tool hook's reason (the only mark a denial leaves).
-    return call._replace(outcome="hook_denied", reason=text[:2000])
+    if text.startswith(HOOK_DENIED) or HOOK_ERROR.match(text):
+        return call._replace(outcome="hook_denied", reason=text[:2000])
+    # An error in no shape known: a failure or another hook's refusal, which cannot be told
+    # apart. It is an error, so a call that may have run is still judged.
+    return call._replace(outcome="error", reason=text[:2000])
+
+
+def _before_the_call(att: dict[str, Any]) -> bool:
+    """Whether a hook's blocking error came before the call ran: a pre-tool hook's, not a
+    post-tool one's (those block after the tool has run)."""
+    name = att.get("hookName")
+    return att.get("hookEvent") == "PreToolUse" or (isinstance(name, str) and name.startswith("PreToolUse:"))

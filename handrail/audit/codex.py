@@ -11,9 +11,12 @@ tests/audit/sessions.py): every line is {timestamp, type, payload};
   {action: {command, working_directory}, call_id}; their results "function_call_output" and
   "custom_tool_call_output" {call_id, output}, paired by call_id;
 - a pre-tool hook's denial is the output `Command blocked by PreToolUse hook: <reason>.
-  Command: <command>`; a shell's failure `Process exited with code N` (exec_command) or
-  `Exit code: N`; a refusal by the person `… rejected by user`;
+  Command: <command>` (`Tool call blocked by PreToolUse hook: <reason>. Tool: <name>` for
+  another tool); a shell's failure `Process exited with code N` (exec_command) or `Exit code:
+  N`; a refusal by the person or its approval settings the texts in USER_DENIED (the binary's
+  own strings). Only these are denials: any other output is what the call did;
 - "event_msg" and the bookkeeping lines (token counts, world state) hold no call of their own.
+`$CODEX_HOME` stands for `~/.codex` when set (Codex resolves its home so).
 The state database's `threads` table (id, rollout_path, cwd) lists every session with its
 folder; where it is absent or unreadable, each rollout's first line says it.
 """
@@ -24,7 +27,7 @@ import glob
 import json
 import os
 import re
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from typing import Any
 
 from handrail.audit.calls import Call, Problem, Record, Unknown
@@ -36,15 +39,25 @@ QUIET = frozenset({"event_msg", "world_state", "token_usage_record", "compacted"
 QUIET_ITEMS = frozenset({"message", "reasoning", "web_search_call", "image_generation_call"})
 CALL_ITEMS = frozenset({"function_call", "custom_tool_call", "local_shell_call"})
 OUTPUT_ITEMS = frozenset({"function_call_output", "custom_tool_call_output"})
-HOOK_DENIED = "Command blocked by PreToolUse hook: "
+# A hook's denial: the text before the reason, and the one after it (what was refused).
+HOOK_DENIED = {"Command blocked by PreToolUse hook: ": ". Command: ",
+               "Tool call blocked by PreToolUse hook: ": ". Tool: "}
+USER_DENIED = ("exec command rejected by user", "patch rejected by user",
+               "writing is blocked by read-only sandbox; rejected by user approval settings",
+               "writing outside of the project; rejected by user approval settings")
 _EXIT = re.compile(r"(?:Process exited with code|Exit code:) (-?\d+)")
 MOST_PENDING = 10_000
 
 
-def find_codex(project: str, home: str) -> list[str]:
+def codex_home(home: str, env: Mapping[str, str]) -> str:
+    given = env.get("CODEX_HOME")
+    return given if given and os.path.isabs(given) else os.path.join(home, ".codex")
+
+
+def find_codex(project: str, home: str, env: Mapping[str, str]) -> list[str]:
     """The rollouts whose session ran inside `project`, from the state database where it
     lists them, and from each rollout's own first line for those it does not."""
-    base = os.path.join(home, ".codex")
+    base = codex_home(home, env)
     found: dict[str, None] = {}
     known: set[str] = set()
     for path, cwd in _indexed(base):
@@ -163,23 +176,20 @@ def _call(payload: dict[str, Any], rec: dict[str, Any], session: str, path: str,
         return None
     time = rec.get("timestamp") if isinstance(rec.get("timestamp"), str) else None
     return Call(HARNESS, session, path, number, time, workdir, q.kind, q.command if q.kind == SHELL else None,
-                tuple(q.paths), "unknown", None)
+                tuple(q.paths), "unknown", None, tuple(q.globs))
 
 
 def _answered(call: Call, output: object) -> Call:
-    if isinstance(output, dict):  # some builds write {content, success}
-        ok = output.get("success")
-        text = str(output.get("content", ""))
-        if ok is False and not text.startswith(HOOK_DENIED):
-            return call._replace(outcome="error", reason=text[:2000])
-    else:
-        text = output if isinstance(output, str) else ""
-    if text.startswith(HOOK_DENIED):
-        reason = text[len(HOOK_DENIED):]
-        reason = reason.split(". Command: ", 1)[0] if ". Command: " in reason else reason
-        return call._replace(outcome="hook_denied", reason=reason[:2000])
-    if "rejected by user" in text[:200]:
+    text = str(output.get("content", "")) if isinstance(output, dict) else output if isinstance(output, str) else ""
+    for head, tail in HOOK_DENIED.items():
+        if text.startswith(head):
+            reason = text[len(head):]
+            reason = reason.split(tail, 1)[0]
+            return call._replace(outcome="hook_denied", reason=reason[:2000])
+    if text.startswith(USER_DENIED):
         return call._replace(outcome="user_denied", reason=text[:2000])
+    if isinstance(output, dict) and output.get("success") is False:  # some builds write {content, success}
+        return call._replace(outcome="error", reason=text[:2000])
     code = _EXIT.search(text[:400])
     if code is not None and code.group(1) != "0":
         return call._replace(outcome="error", reason=text[:2000])

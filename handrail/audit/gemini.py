@@ -30,7 +30,7 @@ import glob
 import hashlib
 import json
 import os
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Mapping
 from typing import Any
 
 from handrail.audit.calls import Call, Problem, Record, Unknown
@@ -46,8 +46,9 @@ USER_DENIED = "User denied execution."
 SKIPPED_DIRS = frozenset({".git", "node_modules"})
 
 
-def gemini_home(home: str) -> str:
-    given = os.environ.get("GEMINI_CLI_HOME")
+def gemini_home(home: str, env: Mapping[str, str]) -> str:
+    """`~/.gemini`, where GEMINI_CLI_HOME stands for `~` when set (storage.ts: `homedir()`)."""
+    given = env.get("GEMINI_CLI_HOME")
     return os.path.join(given if given and os.path.isabs(given) else home, ".gemini")
 
 
@@ -102,9 +103,9 @@ def session_files(chats: str) -> list[str]:
                   if p.endswith((".jsonl", ".json")) and os.path.isfile(p))
 
 
-def find_gemini(project: str, home: str) -> list[str]:
+def find_gemini(project: str, home: str, env: Mapping[str, str]) -> list[str]:
     """The Gemini CLI session files whose project folder lies inside `project`."""
-    gemini = gemini_home(home)
+    gemini = gemini_home(home, env)
     tmp = os.path.join(gemini, "tmp")
     try:
         ids = sorted(os.listdir(tmp))
@@ -259,7 +260,7 @@ class _Session:
         stamp = call.get("timestamp") or stamp
         outcome, reason = _outcome(call)
         return Call(HARNESS, self.session, self.path, number, stamp if isinstance(stamp, str) else None, cwd, kind,
-                    q.command if q.kind == SHELL else None, tuple(q.paths), outcome, reason)
+                    q.command if q.kind == SHELL else None, tuple(q.paths), outcome, reason, tuple(q.globs))
 
 
 class _Pending:

@@ -35,7 +35,7 @@ import json
 import os
 import sqlite3
 import urllib.parse
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from datetime import UTC, datetime
 
 from handrail.audit.calls import Call, Problem, Record, Unknown
@@ -53,19 +53,19 @@ RULE_DENIED = "The user has specified a rule which prevents you from using this 
 USER_DENIED = "The user rejected permission to use this specific tool call"
 
 
-def data_dirs(home: str) -> list[str]:
+def data_dirs(home: str, env: Mapping[str, str]) -> list[str]:
     """OpenCode's data folders for `home`: XDG_DATA_HOME's when it is set, and the default."""
     dirs = [os.path.join(home, ".local", "share", "opencode")]
-    xdg = os.environ.get("XDG_DATA_HOME")
+    xdg = env.get("XDG_DATA_HOME")
     if xdg and os.path.isabs(xdg):
         dirs.insert(0, os.path.join(xdg, "opencode"))
     return list(dict.fromkeys(dirs))
 
 
-def databases(home: str) -> list[str]:
+def databases(home: str, env: Mapping[str, str]) -> list[str]:
     """Every OpenCode database under `home`: each channel's, and the one OPENCODE_DB names."""
-    found = [p for d in data_dirs(home) for p in sorted(glob.glob(os.path.join(glob.escape(d), "opencode*.db")))]
-    named = os.environ.get("OPENCODE_DB")
+    found = [p for d in data_dirs(home, env) for p in sorted(glob.glob(os.path.join(glob.escape(d), "opencode*.db")))]
+    named = env.get("OPENCODE_DB")
     if named and os.path.isabs(named):
         found.append(named)
     return [p for p in dict.fromkeys(found) if os.path.isfile(p)]
@@ -88,11 +88,11 @@ def connect(path: str) -> sqlite3.Connection:
     return conn
 
 
-def find_opencode(project: str, home: str) -> list[str]:
+def find_opencode(project: str, home: str, env: Mapping[str, str]) -> list[str]:
     """The OpenCode sessions that ran inside `project`, each as `DATABASE#SESSION`: one database
     holds every project's sessions, and a session is what the report tells apart."""
     out = []
-    for path in databases(home):
+    for path in databases(home, env):
         try:
             conn = connect(path)
             try:
@@ -227,7 +227,7 @@ def _part(path: str, rowid: int, part_id: str, session: str, created: object, da
     start = times.get("start") if isinstance(times, dict) else None
     outcome, reason = _outcome(state)
     yield Call(HARNESS, session, path, rowid, iso(start) or iso(created), cwd, kind,
-               q.command if q.kind == SHELL else None, tuple(q.paths), outcome, reason)
+               q.command if q.kind == SHELL else None, tuple(q.paths), outcome, reason, tuple(q.globs))
 
 
 def _shape(tool: str, args: dict[str, object], cwd: str | None) -> Question | str | None:

@@ -7,7 +7,8 @@ Every judgement is the one the live layers make, called, never restated:
   the task history shows in an edit phase at the call's time; where it shows none (no task yet,
   no time in the transcript), only the rules that hold whatever the task;
 - a read: the secrets rule the hooks' Read checks apply (`hooks/pretool.secret_at`);
-- a search: the hooks' search judgement (`hooks/search.judge`), over the files there now.
+- a search: the hooks' search judgement (`hooks/search.judge`), over the files there now and
+  with the tool's own globs (a search of `*.py` reads no `.env`).
 A tier-3 command is `ask` (`refuse` where the policy denies tier 3); every other finding is
 `refuse`. An unlisted command is no finding: the harness's own default decides it live too.
 """
@@ -183,9 +184,9 @@ def _search(call: Call, policy: Policy, cwd: str) -> Finding | None:
     from handrail.hooks.pretool import DENY, PREFIX, SEARCH, Question
     from handrail.hooks.search import judge as judge_search
 
-    if any("\0" in p for p in call.paths):
+    if any("\0" in p for p in call.paths + call.globs):
         return None
-    q = Question(SEARCH, f"{call.harness} search", paths=list(call.paths), cwd=cwd)
+    q = Question(SEARCH, f"{call.harness} search", paths=list(call.paths), globs=list(call.globs), cwd=cwd)
     answer = judge_search(q, policy.project, cwd)
     if answer.verdict != DENY:
         return None

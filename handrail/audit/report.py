@@ -1,12 +1,14 @@
 """The audit report: every session's calls replayed, as one JSON object with stable keys.
 
 {"version": 1, "project", "since", "sessions": [{"harness", "session", "file", "started",
-"ended", "calls", "findings": [{"time", "line", "kind", "command", "paths", "outcome", "verdict",
-"rule", "why"}], "hook_denials", "denied": [...], "malformed", "problems": [{"line", "what"}],
+"ended", "calls", "findings": [{"time", "line", "kind", "command", "paths", "globs", "outcome",
+"verdict", "rule", "why"}], "hook_denials", "denied": [...], "malformed", "problems": [{"line", "what"}],
 "unknown_records": {type: n}, "summary"}], "counts": {...}, "result": "clean" | "findings"}
 
 A call a hook or the person refused at the time did not run: it is counted (and listed under
-`denied`), not a finding. Findings are what ran, or was attempted, that the policy refuses now.
+`denied`), not a finding. Only a refusal the reader recognised is one; a call that ended in an
+error it cannot place, or shows no result, is judged like one that ran, and its finding says
+that it may have run. Findings are what ran, or was attempted, that the policy refuses now.
 """
 
 from __future__ import annotations
@@ -22,6 +24,9 @@ from handrail.audit.calls import Call, Problem, Reader, Unknown
 VERSION = 1
 MOST_PROBLEMS = 50  # per session, in the report; all are counted
 Progress = Callable[[str, int], None]
+# A finding for a call whose end the session does not show as a success says so.
+MAY_HAVE_RUN = {"error": "it may have run: the session shows an error for it, not a refusal",
+                "unknown": "it may have run: the session shows no result for it"}
 
 
 def session(harness: str, path: str, reader: Reader, policy: replay.Policy, since: str | None,
@@ -61,7 +66,8 @@ def session(harness: str, path: str, reader: Reader, policy: replay.Policy, sinc
             continue
         found = replay.judge(call, policy)
         if found is not None:
-            findings.append({**_shown(call), "verdict": found.verdict, "rule": found.rule, "why": found.why})
+            why = f"{found.why} ({MAY_HAVE_RUN[call.outcome]})" if call.outcome in MAY_HAVE_RUN else found.why
+            findings.append({**_shown(call), "verdict": found.verdict, "rule": found.rule, "why": why})
     if since is not None and older and not calls:
         return None
     hooks = sum(1 for d in denied if d["outcome"] == "hook_denied")
@@ -83,7 +89,7 @@ def _before(time: str, since: str) -> bool:
 
 def _shown(call: Call) -> dict[str, Any]:
     return {"time": call.time, "line": call.line, "kind": call.kind, "command": call.command,
-            "paths": list(call.paths), "outcome": call.outcome}
+            "paths": list(call.paths), "globs": list(call.globs), "outcome": call.outcome}
 
 
 def summary(entry: dict[str, Any]) -> str:

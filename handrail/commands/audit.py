@@ -10,7 +10,8 @@ from handrail.commands import render
 from handrail.errors import EXIT_DENIED, EXIT_OK, HandrailError
 
 REPORT_FILE = os.path.join(".handrail", "runtime", "audit.json")
-RAN = {"ok": "ran", "error": "ran and failed", "unknown": "no result recorded"}
+EVENT = "audit_findings"  # one per run that found something, beside the live decisions
+RAN = {"ok": "ran", "error": "ended in an error", "unknown": "no result recorded"}
 
 
 def audit(*, paths: tuple[str, ...], harness: str, since: str | None, project: str, as_json: bool) -> int:
@@ -31,9 +32,10 @@ def audit(*, paths: tuple[str, ...], harness: str, since: str | None, project: s
                                 f"({'|'.join(READERS)})", reason="bad_arguments")
         files.append((name, os.path.abspath(given)))
     if not paths:
+        env = dict(os.environ)  # where the clients keep sessions follows their variables
         for name, (find, _read) in READERS.items():
             if harness in ("auto", name):
-                files += [(name, f) for f in find(project, home)]
+                files += [(name, f) for f in find(project, home, env)]
     policy = Policy(project, home)
     sessions = []
     for name, path in files:
@@ -46,21 +48,39 @@ def audit(*, paths: tuple[str, ...], harness: str, since: str | None, project: s
         if entry is not None:
             sessions.append(entry)
     answer = reports.build(project, sessions, since)
-    _keep(project, answer)
+    if _keep(project, answer) and answer["result"] == "findings":
+        _record(project, answer)
     render.report(answer, as_json, lambda a: lines(a, [h for h in READERS if harness in ("auto", h)], bool(paths)))
     return EXIT_DENIED if answer["result"] == "findings" else EXIT_OK
 
 
-def _keep(project: str, answer: dict[str, Any]) -> None:
+def _keep(project: str, answer: dict[str, Any]) -> bool:
     """The last report, for the dashboard: only in a project handrail guards (an audit of
-    another leaves nothing behind)."""
+    another leaves nothing behind). Whether it was kept."""
     if not os.path.isdir(os.path.join(project, ".handrail")):
-        return
+        return False
     from handrail.fsio import atomic_write, dump_json
 
     path = os.path.join(project, REPORT_FILE)
     os.makedirs(os.path.dirname(path), exist_ok=True)
     atomic_write(path, dump_json(answer))
+    return True
+
+
+def _record(project: str, answer: dict[str, Any]) -> None:
+    """One event for the run, so `handrail events` shows what past sessions did beside the
+    live decisions: the counts, the sessions with findings, and where the whole report is."""
+    from handrail.records import events
+
+    c = answer["counts"]
+    found = [s for s in answer["sessions"] if s["findings"]]
+    since = f" since {answer['since']}" if answer["since"] else ""
+    message = (f"{c['findings']} finding{'s' if c['findings'] != 1 else ''} in {len(found)} of {c['sessions']} "
+               f"past session{'s' if c['sessions'] != 1 else ''}{since}; report in {REPORT_FILE}")
+    events.record(project, EVENT, topic="audit", message=message, payload={
+        "counts": c, "since": answer["since"], "report": REPORT_FILE,
+        "sessions": [{"harness": s["harness"], "session": s["session"], "file": s["file"],
+                      "findings": len(s["findings"]), "summary": s["summary"]} for s in found]})
 
 
 def lines(answer: dict[str, Any], harnesses: list[str], named: bool) -> Iterator[str]:

@@ -7,6 +7,7 @@ import os
 from collections import Counter
 
 from handrail.policy import loop as rules
+from handrail.policy.gates import decide_commands
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -106,8 +107,8 @@ def next_action(slug: str, progress: dict[str, Any] | None, contract_path: str |
     if state == rules.PAUSED and reason in (rules.HUMAN_GATE, rules.POLICY_CHANGED):
         pending = [g for g in run.get("gates", []) if g.get("status") == "pending"]
         theme = pending[0]["theme"] if pending else "THEME"
-        return (f"a human runs `handrail gate approve {slug} {theme}` (or `handrail gate reject {slug} {theme} "
-                f"--reason …`) in their own terminal, then: {again}")
+        approve, reject = decide_commands(slug, theme)
+        return f"a human runs `{approve}` (or `{reject}`) in their own terminal, then: {again}"
     if state == rules.PAUSED and reason in (rules.BUDGET_EXCEEDED, rules.RUNTIME_EXCEEDED):
         key = "cost_ceiling_tokens" if reason == rules.BUDGET_EXCEEDED else "max_runtime_minutes"
         return (f"a human raises governor.{key} in {contract_path or 'the contract'} (the next run asks them to "

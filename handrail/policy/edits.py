@@ -111,13 +111,14 @@ def judge_file(project: str, candidates: list[taskmod.Task], scopes: list[tuple[
     """can-edit's answer for one file, given the tasks in an edit phase and their scopes.
 
     With no task (`handrail audit` replaying a time no task history covers), only the rules
-    that hold whatever the task: default-forbidden and protected paths, hard links."""
+    that hold whatever the task: a file outside the project, default-forbidden and protected
+    paths, hard links."""
     primary = candidates[0] if candidates else None
     resolved = resolve_file(tree or project, file, base)
     if resolved is None:
-        if primary is None:
-            return {"allowed": True, "reason": "no_task", "file": file}
-        return {"allowed": False, "reason": "out_of_scope", "task": primary.slug, "phase": primary.phase, "file": file}
+        # Outside the project no task's scope reaches: refused whatever the task, as can-edit refuses it.
+        task = {"task": primary.slug, "phase": primary.phase} if primary is not None else {}
+        return {"allowed": False, "reason": "out_of_scope", **task, "file": file}
     rels = resolved
     shown = rels[-1]
     refusal = _first_refusal(rels, builtin_refusal)

@@ -118,6 +118,11 @@ def check_theme(theme: str) -> str:
     return theme
 
 
+def decide_commands(slug: str, theme: str) -> tuple[str, str]:
+    """What a human runs, in their own terminal, to approve or to reject one gate."""
+    return f"handrail gate approve {slug} {theme}", f"handrail gate reject {slug} {theme} --reason …"
+
+
 def check_gate(project: str, slug: str, theme: str) -> taskmod.Task:
     """The task, when THEME is one of its gates; else HandrailError (exit 2)."""
     check_theme(theme)

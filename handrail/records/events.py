@@ -48,7 +48,12 @@ CREATE TABLE IF NOT EXISTS agent_events (
 );
 CREATE INDEX IF NOT EXISTS agent_events_created ON agent_events (created_at);
 CREATE INDEX IF NOT EXISTS agent_events_type ON agent_events (event_type);
+CREATE INDEX IF NOT EXISTS agent_events_task ON agent_events (task);
+CREATE INDEX IF NOT EXISTS agent_events_agent ON agent_events (agent);
 """
+# The dashboard pages newest first by id within a task, an agent or a type: each of these
+# indexes holds the rowid after its column, so `task = ? AND id < ? ORDER BY id DESC` is
+# one index range. A log created before the last two existed still answers, by a scan.
 
 
 def db_path(project: str) -> str:
@@ -82,16 +87,18 @@ def connect(project: str, *, wait_ms: int = WRITE_WAIT_MS):  # type: ignore[no-u
     # With WAL, NORMAL still never corrupts; it only skips an fsync per event, which
     # matters when many hooks record at once.
     conn.execute("PRAGMA synchronous = NORMAL")
-    # WAL mode and the table persist in the file: a hook that records into an existing
-    # log (the common case, before every tool call) skips setting them up again.
-    if fresh or not _has_table(conn):
+    # WAL mode, the table and its indexes persist in the file: a hook that records into an
+    # existing log (the common case, before every tool call) skips setting them up again.
+    # A log from before the newest index gets it once, from the first write after.
+    if fresh or not _has_schema(conn):
         conn.execute("PRAGMA journal_mode = WAL")
         conn.executescript(SCHEMA)
     return conn
 
 
-def _has_table(conn) -> bool:  # type: ignore[no-untyped-def]
-    row = conn.execute("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'agent_events'").fetchone()
+def _has_schema(conn) -> bool:  # type: ignore[no-untyped-def]
+    """The table and the newest index of SCHEMA are there (the others came before it)."""
+    row = conn.execute("SELECT 1 FROM sqlite_master WHERE type = 'index' AND name = 'agent_events_agent'").fetchone()
     return row is not None
 
 
@@ -281,14 +288,17 @@ def parse_since(text: str) -> str:
 
 
 def read_conn(project: str):  # type: ignore[no-untyped-def]
-    """A connection for reading, or None when nothing was ever recorded. Never creates."""
+    """A connection for reading, or None when nothing was ever recorded. Never creates,
+    never writes: opened read-only, and in WAL mode a reader never holds up a hook's write."""
     import sqlite3
+    from urllib.parse import quote
 
     path = db_path(project)
     if not os.path.exists(path):
         return None
     try:
-        conn = sqlite3.connect(path, timeout=READ_WAIT_MS / 1000, isolation_level=None)
+        conn = sqlite3.connect(f"file:{quote(os.path.abspath(path))}?mode=ro", uri=True,
+                               timeout=READ_WAIT_MS / 1000, isolation_level=None)
     except sqlite3.Error as e:
         raise HandrailError(f"{path}: cannot open the event log: {e}") from None
     return conn
@@ -338,6 +348,46 @@ def query(project: str, filters: Filters | None = None, *, limit: int | None = N
         return _select(conn, filters or Filters(), limit=limit, path=db_path(project))
     finally:
         conn.close()
+
+
+def page(project: str, filters: Filters | None = None, *, before: int | None = None, after: int | None = None,
+         limit: int = 50) -> list[dict[str, Any]]:
+    """One page of matching events, newest first, by id (keyset, so a page costs the
+    same at the end of a large log as at its start): the newest `limit` older than
+    `before`, or newer than `after`."""
+    conn = read_conn(project)
+    if conn is None:
+        return []
+    try:
+        found = _select(conn, filters or Filters(), after_id=after, until_id=None if before is None else before - 1,
+                        limit=limit, path=db_path(project))
+    finally:
+        conn.close()
+    found.reverse()
+    return found
+
+
+def distinct(project: str, column: str) -> list[str]:
+    """The values one column (`agent`, `task`, `event_type`) takes in the log, sorted."""
+    import sqlite3
+
+    assert column in ("agent", "task", "event_type"), column
+    conn = read_conn(project)
+    if conn is None:
+        return []
+    try:
+        # Each column's own index answers this without reading a row.
+        rows = conn.execute(f"SELECT DISTINCT {column} FROM agent_events WHERE {column} IS NOT NULL"
+                            f" ORDER BY {column}").fetchall()
+    except sqlite3.OperationalError as e:
+        if "no such table" in str(e):
+            return []
+        raise HandrailError(f"{db_path(project)}: cannot read the event log: {e}") from None
+    except sqlite3.DatabaseError as e:
+        raise HandrailError(f"{db_path(project)}: cannot read the event log: {e}") from None
+    finally:
+        conn.close()
+    return [r[0] for r in rows if r[0] != PROBE_TYPE]
 
 
 def _max_id(conn, path: str) -> int:  # type: ignore[no-untyped-def]

@@ -225,7 +225,7 @@ def main() -> None:
                 fresh = Path(tmp) / "fresh"
                 laid(harness, case, root, fresh)
                 find, read = READERS[harness]
-                records = [r for f in find(str(root), str(fresh)) for r in read(f)]
+                records = [r for f in find(str(root), str(fresh), {}) for r in read(f)]
                 (DATA / f"{harness}-{case}.calls.json").write_text(
                     json.dumps(shown(records, root, fresh, exact=True), indent=1) + "\n")
                 print(f"{harness} {case}: {len(records)} records")

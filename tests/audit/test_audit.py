@@ -222,3 +222,28 @@ def test_the_claude_slug_is_the_clients(tmp_path: Path) -> None:
     assert claude_reader.slug("/home/me/my_app.v2") == "-home-me-my-app-v2"
     long = "/" + "a" * 250
     assert claude_reader.slug(long).startswith("-" + "a" * 199 + "-") and len(claude_reader.slug(long)) > 200
+
+
+def test_each_run_that_finds_something_is_an_event_beside_the_live_decisions(tmp_path: Path) -> None:
+    root, home = scene(tmp_path)
+    install("claude", "harmless", root, home)
+    audit(root, home)  # nothing found: no event
+
+    def recorded() -> list[dict]:
+        r = run_handrail("events", "--json", "--type", "audit_findings", cwd=root)
+        assert r.returncode == 0, r.stderr
+        return [json.loads(x) for x in r.stdout.splitlines() if x.strip()]
+
+    assert recorded() == []
+    path = install("claude", "unguarded", root, home)
+    _code, report, _ = audit(root, home)
+    audit(root, home)
+    events = recorded()
+    assert len(events) == 2
+    payload = events[0]["payload"]
+    assert payload["counts"] == report["counts"] and payload["counts"]["findings"] == 3
+    assert [(s["file"], s["findings"]) for s in payload["sessions"]] == [(str(path), 3)]
+    assert json.loads((root / payload["report"]).read_text()) == report  # the whole report, for the dashboard
+    assert "3 findings" in events[0]["message"] and payload["report"] in events[0]["message"]
+    shown = run_handrail("events", cwd=root)
+    assert shown.returncode == 0 and "audit_findings" in shown.stdout

@@ -35,7 +35,7 @@ def test_the_client_writes_what_the_fixture_holds(harness: str, scenario: str, t
     root, home, files = make(harness, scenario, tmp_path)
     assert len(files) == 1, files
     # The finder finds it where the client put it (Claude's folder slug, Codex's state database).
-    assert READERS[harness][0](str(root), str(home)) == [str(files[0])]
+    assert READERS[harness][0](str(root), str(home), {}) == [str(files[0])]
     fresh = read(harness, files[0], root)
     cut = tmp_path / "trimmed.jsonl"
     cut.write_text(trimmed(harness, files[0].read_text(), root, home))

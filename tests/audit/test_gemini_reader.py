@@ -27,7 +27,7 @@ def place(tmp_path: Path, case: str) -> tuple[Path, Path]:
 def test_a_real_session_reads_to_the_calls_it_made(tmp_path: Path, case: str) -> None:
     root, home = place(tmp_path, case)
     find, read = READERS["gemini"]
-    files = find(str(root), str(home))
+    files = find(str(root), str(home), {})
     assert files == [str(home / ".gemini" / "tmp" / "project" / "chats" / "session-fixture.jsonl")]
     expected = json.loads((DATA / f"gemini-{case}.calls.json").read_text())
     assert shown(list(read(files[0])), root, home, exact=True) == expected
@@ -49,14 +49,14 @@ def test_each_call_is_told_once_though_gemini_writes_its_message_again() -> None
 def test_the_finder_keeps_the_sessions_of_folders_inside_the_project(tmp_path: Path) -> None:
     root, home = place(tmp_path, "plain")
     chat = str(home / ".gemini" / "tmp" / "project" / "chats" / "session-fixture.jsonl")
-    assert gemini.find_gemini(str(root.parent), str(home)) == [chat]
-    assert gemini.find_gemini(str(root / "src"), str(home)) == []
-    assert gemini.find_gemini(str(tmp_path / "work" / "proj"), str(home)) == []
+    assert gemini.find_gemini(str(root.parent), str(home), {}) == [chat]
+    assert gemini.find_gemini(str(root / "src"), str(home), {}) == []
+    assert gemini.find_gemini(str(tmp_path / "work" / "proj"), str(home), {}) == []
     # without .project_root, the registry names the folder
     (home / ".gemini" / "tmp" / "project" / ".project_root").unlink()
-    assert gemini.find_gemini(str(root), str(home)) == [chat]
+    assert gemini.find_gemini(str(root), str(home), {}) == [chat]
     (home / ".gemini" / "projects.json").write_text("{broken")
-    assert gemini.find_gemini(str(root), str(home)) == []
+    assert gemini.find_gemini(str(root), str(home), {}) == []
 
 
 def test_an_older_versions_hashed_folder_is_found_by_the_projects_folders(tmp_path: Path) -> None:
@@ -67,11 +67,11 @@ def test_an_older_versions_hashed_folder_is_found_by_the_projects_folders(tmp_pa
         chats = home / ".gemini" / "tmp" / hashlib.sha256(str(folder).encode()).hexdigest() / "chats"
         chats.mkdir(parents=True)
         (chats / "session-old.jsonl").write_text(text.replace("@PROJECT@", str(root)))
-    found = gemini.find_gemini(str(root), str(home))
+    found = gemini.find_gemini(str(root), str(home), {})
     assert len(found) == 2
     other = tmp_path / "elsewhere"
     other.mkdir()
-    assert gemini.find_gemini(str(other), str(home)) == []
+    assert gemini.find_gemini(str(other), str(home), {}) == []
     calls = [r for r in gemini.read_gemini(found[0]) if isinstance(r, Call)]
     assert len(calls) == 6 and calls[0].cwd is None  # the folder is known only to who hashed it
 
@@ -139,7 +139,7 @@ def test_an_older_whole_json_session_is_read(tmp_path: Path) -> None:
 def test_the_installed_gemini_still_writes_what_the_reader_reads(tmp_path: Path, case: str) -> None:
     root, home = made(tmp_path, "gemini", case)
     find, read = READERS["gemini"]
-    records = [r for f in find(str(root), str(home)) for r in read(f)]
+    records = [r for f in find(str(root), str(home), {}) for r in read(f)]
     expected = json.loads((DATA / f"gemini-{case}.calls.json").read_text())
     for item in expected:
         for key in ("session", "file", "line", "time"):

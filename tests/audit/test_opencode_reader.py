@@ -27,7 +27,7 @@ def place(tmp_path: Path, case: str) -> tuple[Path, Path]:
 def test_a_real_session_reads_to_the_calls_it_made(tmp_path: Path, case: str) -> None:
     root, home = place(tmp_path, case)
     find, read = READERS["opencode"]
-    files = find(str(root), str(home))
+    files = find(str(root), str(home), {})
     (session,) = json.loads((DATA / f"opencode-{case}.calls.json").read_text())[:1]
     assert files == [str(home / ".local" / "share" / "opencode" / "opencode.db") + "#" + session["session"]]
     expected = json.loads((DATA / f"opencode-{case}.calls.json").read_text())
@@ -46,11 +46,11 @@ def test_the_unguarded_session_ran_what_the_guarded_one_was_refused() -> None:
 
 def test_the_finder_keeps_the_sessions_that_ran_inside_the_project(tmp_path: Path) -> None:
     root, home = place(tmp_path, "plain")
-    (found,) = opencode.find_opencode(str(root.parent), str(home))  # the session ran below it
+    (found,) = opencode.find_opencode(str(root.parent), str(home), {})  # the session ran below it
     assert found.startswith(str(home / ".local" / "share" / "opencode" / "opencode.db") + "#ses_")
-    assert opencode.find_opencode(str(root / "src"), str(home)) == []  # it ran above this one
-    assert opencode.find_opencode(str(tmp_path / "work" / "proj"), str(home)) == []  # a name's prefix is no folder
-    assert opencode.find_opencode(str(root), str(tmp_path / "nobody")) == []
+    assert opencode.find_opencode(str(root / "src"), str(home), {}) == []  # it ran above this one
+    assert opencode.find_opencode(str(tmp_path / "work" / "proj"), str(home), {}) == []  # a name's prefix is no folder
+    assert opencode.find_opencode(str(root), str(tmp_path / "nobody"), {}) == []
 
 
 def test_one_database_holds_two_projects_and_each_gets_its_own_session(tmp_path: Path) -> None:
@@ -61,7 +61,7 @@ def test_one_database_holds_two_projects_and_each_gets_its_own_session(tmp_path:
     con = sqlite3.connect(db)
     con.executescript(untokens("\n".join(rows), other, home))
     con.close()
-    mine, theirs = opencode.find_opencode(str(root), str(home)), opencode.find_opencode(str(other), str(home))
+    mine, theirs = opencode.find_opencode(str(root), str(home), {}), opencode.find_opencode(str(other), str(home), {})
     assert len(mine) == len(theirs) == 1 and mine != theirs
     outcomes = [[c.outcome for c in opencode.read_opencode(f) if isinstance(c, Call)] for f in (mine[0], theirs[0])]
     assert outcomes == [["ok"] * 5, ["hook_denied"] * 3 + ["ok"] * 2]
@@ -72,7 +72,7 @@ def test_a_channel_database_is_found_too(tmp_path: Path) -> None:
     root, home = place(tmp_path, "plain")
     data = home / ".local" / "share" / "opencode"
     (data / "opencode.db").rename(data / "opencode-dev.db")
-    (found,) = opencode.find_opencode(str(root), str(home))
+    (found,) = opencode.find_opencode(str(root), str(home), {})
     assert found.startswith(str(data / "opencode-dev.db") + "#")
 
 
@@ -165,7 +165,7 @@ def test_a_database_a_writer_holds_is_still_read(tmp_path: Path) -> None:
 def test_the_installed_opencode_still_writes_what_the_reader_reads(tmp_path: Path, case: str) -> None:
     root, home = made(tmp_path, "opencode", case)
     find, read = READERS["opencode"]
-    records = [r for f in find(str(root), str(home)) for r in read(f)]
+    records = [r for f in find(str(root), str(home), {}) for r in read(f)]
     expected = json.loads((DATA / f"opencode-{case}.calls.json").read_text())
     for item in expected:
         for key in ("session", "file", "line", "time"):

@@ -120,12 +120,12 @@ def test_finders_keep_only_the_projects_sessions(tmp_path: Path) -> None:
     mine = [install("claude", "unguarded", root, home), install("claude", "harmless", root, home,
                                                                 cwd=root / "src")]
     install("claude", "guarded", other, home)
-    assert sorted(READERS["claude"][0](str(root), str(home))) == sorted(str(p) for p in mine)
+    assert sorted(READERS["claude"][0](str(root), str(home), {})) == sorted(str(p) for p in mine)
     theirs = install("codex", "guarded", other, home)
     ours = install("codex", "unguarded", root, home)
-    assert READERS["codex"][0](str(root), str(home)) == [str(ours)]
-    assert READERS["codex"][0](str(other), str(home)) == [str(theirs)]
-    assert READERS["claude"][0](str(root), str(tmp_path / "nobody")) == []
+    assert READERS["codex"][0](str(root), str(home), {}) == [str(ours)]
+    assert READERS["codex"][0](str(other), str(home), {}) == [str(theirs)]
+    assert READERS["claude"][0](str(root), str(tmp_path / "nobody"), {}) == []
 
 
 def test_a_copied_file_is_known_by_its_lines(place: tuple[Path, Path], tmp_path: Path) -> None:
@@ -138,6 +138,10 @@ def test_a_copied_file_is_known_by_its_lines(place: tuple[Path, Path], tmp_path:
     assert harness_of(str(tmp_path / "notes.jsonl")) is None
 
 
+PRE = {"type": "hook_blocking_error", "hookName": "PreToolUse:Bash", "hookEvent": "PreToolUse"}
+POST = {"type": "hook_blocking_error", "hookName": "PostToolUse:Bash", "hookEvent": "PostToolUse"}
+
+
 @pytest.mark.parametrize(("result", "attachment", "outcome"), [
     ({"content": "fine", "is_error": False}, None, "ok"),
     ({"content": "Exit code 1\nboom", "is_error": True}, None, "error"),
@@ -147,12 +151,22 @@ def test_a_copied_file_is_known_by_its_lines(place: tuple[Path, Path], tmp_path:
      None, "user_denied"),
     ({"content": "Permission to use Bash with command rm -rf x has been denied.", "is_error": True}, None,
      "user_denied"),
-    ({"content": "blocked: not today", "is_error": True}, None, "hook_denied"),
+    # Recognised denials: handrail's own reason, and the texts Claude Code writes for a hook's refusal.
+    ({"content": "handrail: refused, needs a human: 'make' …", "is_error": True}, None, "hook_denied"),
+    ({"content": "PreToolUse:Bash hook error: not today", "is_error": True}, None, "hook_denied"),
+    ({"content": "Blocked by hook", "is_error": True}, None, "hook_denied"),
+    ({"content": "Execution stopped by PreToolUse hook: enough", "is_error": True}, None, "hook_denied"),
+    # An error in no shape Claude or handrail writes is no proof of a denial: the call may have run.
+    ({"content": "blocked: not today", "is_error": True}, None, "error"),
+    ({"content": "something broke", "is_error": True}, None, "error"),
+    ({"content": "[Request interrupted by user for tool use]", "is_error": True}, None, "error"),  # Esc mid-run
     # A hook let it through, and then it failed: an error, whatever its text.
-    ({"content": "something broke", "is_error": True}, "hook_success", "error"),
-    ({"content": [{"type": "text", "text": "x"}], "is_error": True}, "hook_blocking_error", "hook_denied"),
+    ({"content": "something broke", "is_error": True}, {"type": "hook_success"}, "error"),
+    ({"content": [{"type": "text", "text": "x"}], "is_error": True}, PRE, "hook_denied"),
+    # A post-tool hook blocks after the tool ran: what the result says stands.
+    ({"content": "fine", "is_error": False}, POST, "ok"),
 ])
-def test_claude_outcomes_by_the_marks_the_client_leaves(tmp_path: Path, result: dict, attachment: str | None,
+def test_claude_outcomes_by_the_marks_the_client_leaves(tmp_path: Path, result: dict, attachment: dict | None,
                                                          outcome: str) -> None:
     import json
 
@@ -160,9 +174,38 @@ def test_claude_outcomes_by_the_marks_the_client_leaves(tmp_path: Path, result: 
            "message": {"content": [{"type": "tool_use", "id": "t1", "name": "Bash", "input": {"command": "make"}}]}}
     lines = [use]
     if attachment:
-        lines.append({"type": "attachment", "attachment": {"type": attachment, "toolUseID": "t1",
+        lines.append({"type": "attachment", "attachment": {**attachment, "toolUseID": "t1",
                                                            "blockingError": {"blockingError": "no", "command": "h"}}})
     lines.append({"type": "user", "message": {"content": [{"type": "tool_result", "tool_use_id": "t1", **result}]}})
     path = tmp_path / "s.jsonl"
     path.write_text("".join(json.dumps(x) + "\n" for x in lines))
     assert [c.outcome for c in everything("claude", path) if isinstance(c, Call)] == [outcome]
+
+
+@pytest.mark.parametrize(("output", "outcome"), [
+    ("Command blocked by PreToolUse hook: handrail: refused. Command: make", "hook_denied"),
+    ("Tool call blocked by PreToolUse hook: handrail: denied: .env. Tool: apply_patch", "hook_denied"),
+    ("exec command rejected by user", "user_denied"),
+    ("patch rejected by user", "user_denied"),
+    # What the command printed is not a refusal, wherever the words stand.
+    ("Process exited with code 0\nOutput:\n ! [remote rejected] main (push rejected by user hook)", "ok"),
+    ("Process exited with code 1\nOutput:\nblocked", "error"),
+    ({"content": "sandbox said no", "success": False}, "error"),
+])
+def test_codex_outcomes_by_the_marks_the_client_leaves(tmp_path: Path, output: object, outcome: str) -> None:
+    import json
+
+    meta = {"id": "s", "cwd": str(tmp_path)}
+    lines = [{"timestamp": "2026-01-01T00:00:00Z", "type": "session_meta", "payload": meta},
+             {"timestamp": "2026-01-01T00:00:01Z", "type": "response_item", "payload": {
+                 "type": "function_call", "name": "exec_command", "call_id": "c1",
+                 "arguments": json.dumps({"cmd": "make", "workdir": str(tmp_path)})}},
+             {"timestamp": "2026-01-01T00:00:02Z", "type": "response_item", "payload": {
+                 "type": "function_call_output", "call_id": "c1", "output": output}}]
+    path = tmp_path / "rollout-2026-01-01T00-00-00-s.jsonl"
+    path.write_text("".join(json.dumps(x) + "\n" for x in lines))
+    found = [c for c in everything("codex", path) if isinstance(c, Call)]
+    assert [c.outcome for c in found] == [outcome]
+    if outcome == "hook_denied":
+        # The hook's own text, without what Codex writes around it.
+        assert found[0].reason in ("handrail: refused", "handrail: denied: .env")

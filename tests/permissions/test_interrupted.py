@@ -1,5 +1,6 @@
 """A `handrail permissions` or `handrail init` killed between two writes, and runs
-started at once: the next run removes every rule of handrail's that the protocol no
+started at once: the files are the old set or the new set, never a mix, once the next
+run has recovered; that run removes every rule of handrail's that the protocol no
 longer has, the user's rules stay, and `--check` and `doctor` call an unfinished run
 out of sync until a run repairs it.
 
@@ -133,9 +134,12 @@ def files_check(handrail: Run, project: Path) -> tuple[str, list[str]]:
     return report["checks"]["files"], [f["finding"] for f in report["findings"] if f["check"] == "files"]
 
 
+JOURNAL = Path(".handrail") / "runtime" / "permissions-txn" / "journal.json"
+
+
 def unfinished(project: Path) -> bool:
-    record = project / ".handrail" / "generated.json"
-    return record.exists() and "writing" in read_json(record)
+    """Whether a run's write was decided (its journal written) and not finished."""
+    return (project / JOURNAL).exists()
 
 
 def kill_points(tmp_path: Path, handrail: Run, command: tuple[str, ...], prepare: Callable[[Path], None],
@@ -178,7 +182,7 @@ def test_permissions_killed_at_any_write_is_repaired_by_the_next_run(tmp_path: P
         put_protocol(project, with_added())
 
     tried = kill_points(tmp_path, handrail, ("permissions",), prepare, ("permissions",))
-    # at least the intent, the three files whose rules change, and the record
+    # at least the journal, the three files whose rules change, and the record
     assert tried >= 5
 
 
@@ -188,7 +192,30 @@ def test_init_killed_at_any_write_is_repaired_by_the_next_run(tmp_path: Path, ha
     assert tried >= 8
 
 
-def test_a_record_left_by_an_unfinished_run_is_named_in_the_text_answer(tmp_path: Path, handrail: Run) -> None:
+def test_an_intent_an_older_version_left_in_the_record_is_still_repaired(tmp_path: Path, handrail: Run) -> None:
+    """Older versions wrote the record as an intent (`writing`) before their files: a
+    project killed that way still has every rule of that run counted as handrail's."""
+    project = user_project(tmp_path / "repo")
+    put_protocol(project, with_added())
+    assert handrail("permissions", cwd=project).returncode == 0
+    record = project / ".handrail" / "generated.json"
+    data = read_json(record)
+    data["writing"] = {"since": "2026-01-01T00:00:00Z", "pid": 1, "files": data["files"]}
+    data["files"] = {}
+    record.write_text(json.dumps(data, indent=2) + "\n")
+    code, out = check(handrail, project)
+    assert code == 1 and out["interrupted"] == "2026-01-01T00:00:00Z"
+    state, found = files_check(handrail, project)
+    assert state == "error" and any(f.startswith(".handrail/generated.json: ") and "did not finish" in f
+                                    for f in found), found
+    put_protocol(project, without_both())
+    r = handrail("permissions", cwd=project)
+    assert r.returncode == 0 and "this run removed every rule it may have left" in r.stdout
+    assert_no_rule_survives(project)
+    assert check(handrail, project)[0] == 0 and "writing" not in read_json(record)
+
+
+def test_a_write_left_unfinished_is_named_in_the_text_answer(tmp_path: Path, handrail: Run) -> None:
     project = user_project(tmp_path / "repo")
     put_protocol(project, small())
     assert handrail("permissions", cwd=project).returncode == 0
@@ -204,7 +231,8 @@ def test_a_record_left_by_an_unfinished_run_is_named_in_the_text_answer(tmp_path
     assert "did not finish" in r.stdout and "run `handrail permissions` to repair them" in r.stdout
     assert "differs      .handrail/generated.json" in r.stdout
     r = handrail("permissions", cwd=project)
-    assert r.returncode == 0 and "this run removed every rule it may have left" in r.stdout
+    assert r.returncode == 0 and "completed an interrupted `handrail permissions` write" in r.stdout
+    assert not unfinished(project)
     r = handrail("permissions", "--check", cwd=project)
     assert r.returncode == 0 and "did not finish" not in r.stdout
 
@@ -306,3 +334,35 @@ def test_doctor_fix_repairs_what_an_unfinished_run_left(tmp_path: Path, handrail
     assert any(line.startswith("regenerated") for line in report["fixed"]), report["fixed"]
     assert report["checks"]["files"] == "ok"
     assert_no_rule_survives(project)
+
+
+def test_a_first_run_killed_at_any_rename_is_all_old_or_all_new_and_the_rerun_keeps_a_backup(
+        tmp_path: Path, handrail: Run) -> None:
+    """Into the user's own settings, no earlier run: after each kill, recovery leaves the
+    user's files as they were or the whole new set in sync; the rerun ends in sync, and
+    the backup holds each file of the user's byte for byte."""
+    from handrail import permissions
+
+    n = 0
+    while True:
+        n += 1
+        project = user_project(tmp_path / f"first-{n}")
+        put_protocol(project, small())
+        theirs = {rel: (project / rel).read_bytes() for rel in USERS}
+        before = live_files(project)
+        r = killed_at(n, handrail, project, "permissions")
+        if r.returncode == 0:
+            break
+        assert r.returncode == -signal.SIGKILL, (n, r.stderr)
+        permissions.recover(str(project))  # what the next writing run does first
+        if live_files(project) != before:
+            assert check(handrail, project)[0] == 0, f"killed before rename {n}: neither all old nor all new"
+        r = handrail("permissions", cwd=project)
+        assert r.returncode == 0, r.stderr
+        assert check(handrail, project)[0] == 0
+        [folder] = [d for d in (project / ".handrail" / "backups").iterdir() if d.is_dir()]
+        assert {rel: (folder / "permissions" / rel).read_bytes() for rel in USERS} == theirs, n
+    assert n > 4
+
+
+USERS = (".claude/settings.json", "opencode.json", ".gemini/settings.json")
