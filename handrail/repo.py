@@ -354,6 +354,33 @@ def commit_changes(repo: pygit2.Repository, oid: str, trees: TreeCache | None = 
     return ChangeSet(repo, _new_to_every_parent(changes, [p.tree for p in parents[1:]]))
 
 
+def missing_objects(changes: ChangeSet) -> list[str]:
+    """The paths whose blobs the rules need and this repository lacks (a partial clone's
+    promisor objects, a tree that names an object nobody wrote): the content each side
+    leaves or removes. A submodule's commit lives in another repository: not looked for."""
+    odb = changes.repo.odb
+    out = []
+    for c in changes.changes:
+        sides = ((c.new_id, c.new_mode), (None if c.status in ("A", "C") else c.old_id, c.old_mode))
+        if any(oid is not None and mode != GITLINK and oid not in odb for oid, mode in sides):
+            out.append(c.path)
+    return out
+
+
+def partial_clone(repo: pygit2.Repository) -> str | None:
+    """The remote a partial clone (`--filter`) fetches missing objects from lazily, if any:
+    libgit2 never fetches them, so what such a clone lacks is not there to read."""
+    config = repo.config
+    for entry in config:
+        name = entry.name.lower()
+        if name == "extensions.partialclone" and entry.value:
+            return str(entry.value)
+        promisor = name.startswith("remote.") and name.endswith(".promisor")
+        if promisor and str(entry.value).lower() in ("true", "1", "yes", "on"):
+            return name[len("remote."):-len(".promisor")]
+    return None
+
+
 # --------------------------------------------------------------------------- commits and refs
 
 

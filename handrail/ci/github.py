@@ -15,6 +15,7 @@ from typing import Any
 
 from handrail.ci import locate, sarif
 from handrail.errors import HandrailError
+from handrail.policy.gitrules import display
 
 SUMMARY_VARIABLE = "GITHUB_STEP_SUMMARY"
 ACTIONS_VARIABLE = "GITHUB_ACTIONS"
@@ -50,7 +51,7 @@ def annotations(report: Mapping[str, Any]) -> list[str]:
         props = []
         if finding.get("path"):
             where = locate.place(finding)
-            props += [f"file={escape_property(where.path)}", f"line={where.line}"]
+            props += [f"file={escape_property(display(where.path))}", f"line={where.line}"]
         props.append(f"title={escape_property('handrail: ' + str(finding.get('rule')))}")
         lines.append(f"::error {','.join(props)}::{escape_data(sarif.message(finding, agents))}")
     return lines
@@ -84,7 +85,7 @@ def summary_markdown(report: Mapping[str, Any]) -> str:
         for f in report["findings"][:MAX_ROWS]:
             commit = f.get("commit")
             made = locate.who({"made_by": f.get("made_by"), "agent": agents.get(str(commit))})
-            where = f.get("path") or ""
+            where = display(f.get("path") or "")
             if where and f.get("line"):
                 where = f"{where}:{f['line']}"
             cells = [f"`{locate.short(commit)}`" if commit else "", cell(made), _code(where),

@@ -35,6 +35,7 @@ import pygit2
 from handrail import repo as git
 from handrail.ci import range as ranges
 from handrail.ci.intree import TreePolicies
+from handrail.errors import HandrailError
 from handrail.hooks.gitcheck import check_changes
 from handrail.policy import gitrules
 from handrail.policy.authorship import Maker, made_by
@@ -42,6 +43,9 @@ from handrail.policy.authorship import Maker, made_by
 VERSION = 1
 REWRITE, UNATTRIBUTED = "rewrite", "unattributed"
 AGENT, HUMAN, UNKNOWN = "agent", "human", "unknown"
+# A partial clone lacks the blobs of earlier commits, and libgit2 never fetches them.
+PARTIAL_FIX = ("judge a full clone: leave `filter:` out of actions/checkout, no `--filter` in "
+               "GIT_FETCH_EXTRA_FLAGS on GitLab, or a clone made without --filter elsewhere")
 
 
 def judge(repo: pygit2.Repository, rng: ranges.Range, *, require_attribution: bool = False) -> dict[str, Any]:
@@ -63,6 +67,7 @@ def judge(repo: pygit2.Repository, rng: ranges.Range, *, require_attribution: bo
                         "agent": maker.name if maker else None,
                         "evidence": maker.evidence if maker else f"signature: {signed}" if signed else None})
         findings += [_finding(p, oid, who) for p in _problems(repo, oid, policies, trees, maker)]
+        findings += [_finding(p, oid, who) for p in gitrules.message_secret_problems(message, oid)]
         if require_attribution and who == UNKNOWN:
             findings.append(_unattributed(oid, _first_line(message)))
     agents = sum(1 for e in entries if e["made_by"] == AGENT)
@@ -83,8 +88,35 @@ def judge(repo: pygit2.Repository, rng: ranges.Range, *, require_attribution: bo
 
 def _problems(repo: pygit2.Repository, oid: str, policies: TreePolicies, trees: git.TreeCache,
               maker: Maker | None) -> list[gitrules.Problem]:
-    """The rules pre-push applies to one pushed commit, and policy_change."""
+    """The rules pre-push applies to one pushed commit, and policy_change. An object the
+    rules would read and this clone lacks is an error, never content judged clean."""
+    try:
+        return _rules(repo, oid, policies, trees, maker)
+    except (KeyError, pygit2.GitError) as e:
+        raise HandrailError(f"commit {oid[:7]}: cannot read an object it needs ({_said(e)}): "
+                            f"{_missing_fix(repo)}", reason="missing_object") from None
+
+
+def _said(e: BaseException) -> str:
+    return " ".join(str(e).split())[:200] or type(e).__name__
+
+
+def _missing_fix(repo: pygit2.Repository) -> str:
+    promisor = git.partial_clone(repo)
+    if promisor is not None:
+        return (f"this is a partial clone (objects are left on {promisor}): {PARTIAL_FIX}")
+    return "this repository lacks objects its commits name: judge a full clone (git clone without --filter)"
+
+
+def _rules(repo: pygit2.Repository, oid: str, policies: TreePolicies, trees: git.TreeCache,
+           maker: Maker | None) -> list[gitrules.Problem]:
     changes = git.commit_changes(repo, oid, trees)
+    missing = git.missing_objects(changes)
+    if missing:
+        shown = ", ".join(gitrules.display(p) for p in missing[:3]) + (
+            f" and {len(missing) - 3} more" if len(missing) > 3 else "")
+        raise HandrailError(f"commit {oid[:7]}: {shown}: the content is not in this clone, so it cannot be "
+                            f"judged: {_missing_fix(repo)}", reason="missing_object")
     if not changes.changes:
         return []  # an empty commit, or a merge that brings nothing its parents lack
     policy = policies.at(oid)._replace(agent=maker.as_agent() if maker else None)

@@ -76,7 +76,10 @@ def rendered(found: dict[str, Any], output_format: str) -> str:
 
 def text_lines(found: dict[str, Any]) -> list[str]:
     """What a person reads in the job's log: each commit with findings, then each finding
-    with its file, rule and what to do; then one line with the outcome."""
+    with its file, rule and what to do; then one line with the outcome. What a commit
+    carries (paths, names) is shown escaped (gitrules.display), as its summary is."""
+    from handrail.policy.gitrules import display
+
     counts = found["counts"]
     humans = counts["commits"] - counts["agent_commits"] - counts["unknown_commits"]
     lines = [f"handrail ci: {counts['commits']} commit{'s' if counts['commits'] != 1 else ''} in "
@@ -94,9 +97,10 @@ def text_lines(found: dict[str, Any]) -> list[str]:
         else:
             who = {"agent": f"made by an agent ({c['evidence']})", "human": f"made by a human ({c['evidence']})"
                    }.get(c["made_by"], "maker unknown")
-            lines.append(f"\ncommit {oid[:7] if oid else ''} {c['summary'][:60]!r}, {c['author']}, {who}")
+            lines.append(f"\ncommit {oid[:7] if oid else ''} {c['summary'][:60]!r}, {display(c['author'])}, "
+                         f"{display(who)}")
         for f in findings:
-            where = f["path"] + (f":{f['line']}" if f["line"] is not None else "") if f["path"] else ""
+            where = display(f["path"]) + (f":{f['line']}" if f["line"] is not None else "") if f["path"] else ""
             shown = f["message"] if where in f["message"] else f"{where}: {f['message']}"
             lines.append(f"  {f['rule']}: {shown}")
             lines.append(f"     rule: {f['source']}")

@@ -64,13 +64,14 @@ def test_on_github_the_summary_is_appended_and_each_finding_annotated(branches: 
     lines = r.stdout.splitlines()
     errors = [line for line in lines if line.startswith("::error ")]
     assert any(line.startswith("::error file=src/config.py,line=1,title=handrail%3A secret::") for line in errors)
-    assert any("file=notes%0A%3A%3Awarning title=x%3A%3Ainjected" in line for line in errors)
+    assert any("file=notes\\n%3A%3Awarning title=x%3A%3Ainjected" in line for line in errors)
     # The text report quotes the commits: it is printed where the runner reads no command.
     start = next(i for i, line in enumerate(lines) if line.startswith("::stop-commands::"))
     token = lines[start].removeprefix("::stop-commands::")
     assert re.fullmatch(r"[0-9a-f]{32}", token) and lines[-1] == f"::{token}::"
-    injected = next(i for i, line in enumerate(lines) if line.startswith("::warning"))
-    assert start < injected < len(lines) - 1
+    # and the path's line break is shown escaped, so no line of it starts a command
+    assert not any(line.startswith("::warning") for line in lines)
+    assert any("notes\\n::warning" in line for line in lines[start:])
     assert lines.count(f"::{token}::") == 1 and sum(line.startswith("::stop-commands::") for line in lines) == 1
 
 
