@@ -1,3 +1,3 @@
 """handrail: keep AI coding agents inside the autonomy their operator granted."""
 
-__version__ = "0.2.0"
+__version__ = "0.3.0"
