@@ -304,11 +304,24 @@ def read_conn(project: str):  # type: ignore[no-untyped-def]
     return conn
 
 
+def _rows(conn, path: str, sql: str, args: Sequence[object] = ()) -> list[tuple[Any, ...]] | None:  # type: ignore[no-untyped-def]
+    """The rows of one read; None when nothing was ever recorded (no table yet); a log
+    that cannot be read is one line naming it."""
+    import sqlite3
+
+    try:
+        return list(conn.execute(sql, args).fetchall())
+    except sqlite3.OperationalError as e:
+        if "no such table" in str(e):
+            return None
+        raise HandrailError(f"{path}: cannot read the event log: {e}") from None
+    except sqlite3.DatabaseError as e:
+        raise HandrailError(f"{path}: cannot read the event log: {e}") from None
+
+
 def _select(conn, filters: Filters, *, after_id: int | None = None,  # type: ignore[no-untyped-def]
             until_id: int | None = None, limit: int | None = None, path: str = "") -> list[dict[str, Any]]:
     """Matching rows as public events, oldest first (with `limit`: the newest N)."""
-    import sqlite3
-
     clauses, args = filters.where()
     clauses.append("event_type != ?")
     args.append(PROBE_TYPE)
@@ -326,14 +339,7 @@ def _select(conn, filters: Filters, *, after_id: int | None = None,  # type: ign
     if limit is not None:
         sql += " LIMIT ?"
         args.append(limit)
-    try:
-        rows = conn.execute(sql, args).fetchall()
-    except sqlite3.OperationalError as e:
-        if "no such table" in str(e):
-            return []
-        raise HandrailError(f"{path}: cannot read the event log: {e}") from None
-    except sqlite3.DatabaseError as e:
-        raise HandrailError(f"{path}: cannot read the event log: {e}") from None
+    rows = _rows(conn, path, sql, args) or []
     if limit is not None:
         rows.reverse()
     return [public(dict(zip(COLUMNS, row))) for row in rows]
@@ -369,38 +375,22 @@ def page(project: str, filters: Filters | None = None, *, before: int | None = N
 
 def distinct(project: str, column: str) -> list[str]:
     """The values one column (`agent`, `task`, `event_type`) takes in the log, sorted."""
-    import sqlite3
-
     assert column in ("agent", "task", "event_type"), column
     conn = read_conn(project)
     if conn is None:
         return []
     try:
         # Each column's own index answers this without reading a row.
-        rows = conn.execute(f"SELECT DISTINCT {column} FROM agent_events WHERE {column} IS NOT NULL"
-                            f" ORDER BY {column}").fetchall()
-    except sqlite3.OperationalError as e:
-        if "no such table" in str(e):
-            return []
-        raise HandrailError(f"{db_path(project)}: cannot read the event log: {e}") from None
-    except sqlite3.DatabaseError as e:
-        raise HandrailError(f"{db_path(project)}: cannot read the event log: {e}") from None
+        rows = _rows(conn, db_path(project), f"SELECT DISTINCT {column} FROM agent_events WHERE {column} IS NOT NULL"
+                     f" ORDER BY {column}") or []
     finally:
         conn.close()
     return [r[0] for r in rows if r[0] != PROBE_TYPE]
 
 
 def _max_id(conn, path: str) -> int:  # type: ignore[no-untyped-def]
-    import sqlite3
-
-    try:
-        return int(conn.execute("SELECT COALESCE(MAX(id), 0) FROM agent_events").fetchone()[0])
-    except sqlite3.OperationalError as e:
-        if "no such table" in str(e):
-            return 0
-        raise HandrailError(f"{path}: cannot read the event log: {e}") from None
-    except sqlite3.DatabaseError as e:
-        raise HandrailError(f"{path}: cannot read the event log: {e}") from None
+    rows = _rows(conn, path, "SELECT COALESCE(MAX(id), 0) FROM agent_events")
+    return int(rows[0][0]) if rows else 0
 
 
 def follow(project: str, filters: Filters | None = None, *, backlog: int = 10,
