@@ -149,10 +149,15 @@ def test_the_project_protocol_is_discovered(handrail, repo: Path) -> None:
 def test_a_shipped_rule_can_be_switched_off_by_name(handrail, tmp_path: Path) -> None:
     relaxed = write_protocol(tmp_path / "relaxed.json", {**CUSTOM, "rules": {"rm-recursive": False}})
     strict = write_protocol(tmp_path / "strict.json", CUSTOM)
-    assert last_json(handrail("classify", "--json", "--protocol", str(strict), "rm -rf .",
+    (tmp_path / "src").mkdir()
+    assert last_json(handrail("classify", "--json", "--protocol", str(strict), "rm -rf src",
                               cwd=tmp_path).stdout)["tier"] == 3
-    assert last_json(handrail("classify", "--json", "--protocol", str(relaxed), "rm -rf .",
+    assert last_json(handrail("classify", "--json", "--protocol", str(relaxed), "rm -rf src",
                               cwd=tmp_path).stdout)["tier"] == 2
+    # Removing the work tree itself takes the protected paths with it: that rule is not rm-recursive's
+    for protocol in (strict, relaxed):
+        answer = last_json(handrail("classify", "--json", "--protocol", str(protocol), "rm -rf .", cwd=tmp_path).stdout)
+        assert answer["tier"] == 3 and "protected-paths" in [r.get("rule") for r in answer["reasons"]], answer
     # `dynamic` cannot be switched off: a protocol that tries is invalid, never silently obeyed
     never = write_protocol(tmp_path / "never.json", {**CUSTOM, "rules": {"dynamic": False}})
     r = handrail("classify", "--json", "--protocol", str(never), "eval \"$X\"", cwd=tmp_path)
