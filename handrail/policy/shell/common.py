@@ -127,11 +127,23 @@ def _under(path: str, root: str) -> bool:
     return path.startswith(root + "/") and len(path) > len(root) + 1
 
 
+# The pre-commit framework's store, under the cache folder: it holds the code git's hooks run
+# (each hook repository's checkout and its environment), so it is no cache to write into.
+HOOK_STORE = ".cache/pre-commit"
+
+
+def _in_hook_store(path: str, home: str) -> bool:
+    store = f"{home}/{HOOK_STORE}"
+    return path == store or _under(path, store)
+
+
 def is_temp(path: str, ctx: Ctx) -> bool:
     """Strictly inside a temp folder or a cache in the home folder."""
     if any(_under(path, r) for r in TEMP_ROOTS):
         return True
     home = ctx.home
+    if _in_hook_store(path, home):
+        return False
     return path.startswith(home + "/") and any(path == f"{home}/{c}" or _under(path, f"{home}/{c}")
                                                for c in HOME_CACHES)
 
@@ -152,6 +164,8 @@ def sensitive(path: str, ctx: Ctx, *, delete: bool = False) -> str | None:
     home = ctx.home
     if path == home:
         return "your home folder"
+    if _in_hook_store(path, home):
+        return f"~/{HOOK_STORE}, the pre-commit framework's store of the code git's hooks run"
     if _under(path, home):
         first = path[len(home) + 1 :].split("/", 1)[0]
         if first.startswith("."):

@@ -9,7 +9,9 @@ hooks do not run, or runs them on other files than the ones committed (GIT_WORK_
 GIT_INDEX_FILE); the framework's variables skip its checks or load its hooks from a store of
 the command's choosing. Reading through another repository changes nothing, so git's read-only
 subcommands keep their tier; any other program given the variable passes it on to every git it
-starts (`GIT_DIR=/tmp/x make release`), so it needs a human too.
+starts (`GIT_DIR=/tmp/x make release`), so it needs a human too. A shell variable alone
+(`GIT_DIR=/tmp/x; …`) is one `export GIT_DIR` or `set -a` away from every program after it, and
+`export GIT_DIR` with no value exports whatever was set before: both are judged as the export.
 """
 
 from __future__ import annotations
@@ -55,8 +57,7 @@ def _given(part: Part) -> list[tuple[str, str]]:
     """(variable, how it is given) of every assignment the part makes or exports."""
     out = [(name, w.raw) for name, w in part.assigns]
     if part.name in _EXPORTERS:
-        out += [(w.text.split("=", 1)[0], w.raw) for w in part.words[1:]
-                if "=" in w.text and not w.text.startswith("-")]
+        out += [(w.text.split("=", 1)[0], w.raw) for w in part.words[1:] if not w.text.startswith("-")]
     return out
 
 
@@ -64,14 +65,11 @@ def check_guard_env(part: Part, ctx: Ctx) -> list[Finding]:
     """The variables and git options of one part that change where or whether the guards run."""
     if not ctx.enabled(RULE):
         return []
-    bare = not part.words  # `X=1` alone sets a shell variable no program inherits
-    exporting = part.name in _EXPORTERS
+    exporting = part.name in _EXPORTERS or not part.words  # a bare `X=1` is one `set -a` from exported
     for name, shown in _given(part):
         up = name.upper()
         if up.startswith("PRE_COMMIT") and up not in _FRAMEWORK_HARMLESS:
             return [(3, RULE, f"{shown} changes how the pre-commit framework runs the git hooks")]
-        if bare:
-            continue
         if up in LOCATION and (exporting or not _reads(part)):
             return [(3, RULE, f"{shown} moves {LOCATION[up]}")]
         if up == _STORE and (exporting or part.name in ("git", "pre-commit")) and not _reads(part):
