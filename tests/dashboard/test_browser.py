@@ -120,3 +120,73 @@ def _drive(page: Any, project: Path, address: str) -> None:
     light = page.evaluate("getComputedStyle(document.body).backgroundColor")
     page.emulate_media(color_scheme="dark")
     assert page.evaluate("getComputedStyle(document.body).backgroundColor") != light, "no dark mode"
+
+
+# A page any program on the machine can serve (an agent's dev server, say): same site as the
+# dashboard (127.0.0.1, another port), so the browser sends the SameSite=Strict cookie with
+# its requests. What keeps the data from it is that the dashboard never allows another origin
+# to read an answer (no CORS header) and never lets one load an answer as a script or an image
+# (Cross-Origin-Resource-Policy, nosniff).
+PROBE = """<!doctype html><meta charset=utf-8><title>probe</title><body><script>
+const target = new URLSearchParams(location.search).get("target");
+const tries = [];
+async function attempt(name, run) {
+  try { tries.push(name + ": read " + String(await run()).slice(0, 40)); }
+  catch (e) { tries.push(name + ": refused"); }
+}
+(async () => {
+  await attempt("fetch", async () => (await fetch(target + "/api/events", {credentials: "include"})).text());
+  await attempt("no-cors", async () => {
+    const r = await fetch(target + "/api/events", {credentials: "include", mode: "no-cors"});
+    if (r.type === "opaque") throw new Error("opaque");
+    return r.text();
+  });
+  await attempt("script", () => new Promise((ok, no) => {
+    const s = document.createElement("script");
+    s.src = target + "/app.js"; s.onload = () => ok("loaded"); s.onerror = () => no(new Error("x"));
+    document.body.append(s);
+  }));
+  document.title = "done";
+  document.body.dataset.tries = JSON.stringify(tries);
+})();
+</script>"""
+
+
+def test_another_page_on_this_machine_reads_nothing_of_the_dashboard(project: Path) -> None:
+    import threading
+    from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+    class Probe(BaseHTTPRequestHandler):
+        def do_GET(self) -> None:
+            body = PROBE.encode()
+            self.send_response(200)
+            self.send_header("Content-Type", "text/html; charset=utf-8")
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+
+        def log_message(self, format: str, *args: Any) -> None:
+            pass
+
+    probe = ThreadingHTTPServer(("127.0.0.1", 0), Probe)
+    thread = threading.Thread(target=probe.serve_forever, daemon=True)
+    thread.start()
+    proc, address = start(project)
+    origin = address.split("/?", 1)[0]
+    try:
+        with sync_api.sync_playwright() as pw:
+            browser = pw.chromium.launch(executable_path=BROWSER)
+            page = browser.new_page()
+            page.goto(address)  # the person opens the dashboard: the cookie is set
+            page.locator("#events-body tr").first.wait_for()
+            page.goto(f"http://127.0.0.1:{probe.server_address[1]}/?target={origin}")
+            page.wait_for_function("document.title === 'done'", timeout=15000)
+            tries = json.loads(page.evaluate("document.body.dataset.tries"))
+            page.goto(origin + "/")  # and the dashboard itself still reads, with its cookie
+            page.locator("#events-body tr").first.wait_for()
+            browser.close()
+    finally:
+        stop(proc)
+        probe.shutdown()
+        probe.server_close()
+    assert tries == ["fetch: refused", "no-cors: refused", "script: refused"]
