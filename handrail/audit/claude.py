@@ -18,10 +18,13 @@ tests/audit/sessions.py):
   interruption's `[Request interrupted by user for tool use]`), the person's refusal and a
   settings rule's are the sentences in USER_DENIED.
 
-A denial is only what is recognised as one: handrail's own reason (`handrail: …`) or one of
-Claude's marks above (HOOK_DENIED). Any other error result is an error: another hook's free
-text and a tool's failure look alike, and taking a failure for a denial would hide a call
-that may have run.
+A denial is only what is recognised as one, by what only Claude Code writes: the shape of a
+refusal's result (the reason as the whole string content, `toolUseResult` "Error: " and it)
+opening with handrail's own reason (`handrail: …`) or one of Claude's marks above
+(HOOK_DENIED), for a call no hook let through. Text a command prints cannot make one: Claude
+opens a failed command's result with `Exit code N`, read first as a tool's error. Any other
+error result is an error: another hook's free text and a tool's failure look alike, and
+taking a failure for a denial would hide a call that may have run.
 
 The slug: `cwd.replace(/[^a-zA-Z0-9]/g, "-")`, cut at 200 characters plus `-` and the base-36
 of a string hash when longer (Claude Code's `$E`). It is lossy (`/a/b-c` and `/a/b/c` meet), so
@@ -37,7 +40,7 @@ from collections.abc import Iterator, Mapping
 from typing import Any
 
 from handrail.audit.calls import Call, Problem, Record, Unknown
-from handrail.audit.jsonl import first_records, inside, records, text_of
+from handrail.audit.jsonl import first_records, inside, records, text_of, unreadable
 
 HARNESS = "claude"
 SLUG_MAX = 200
@@ -107,12 +110,29 @@ def find_claude(project: str, home: str, env: Mapping[str, str]) -> list[str]:
     for name in sorted(folders):
         if not any(name == h or name.startswith(h + "-") or (len(h) == SLUG_MAX and name.startswith(h)) for h in heads):
             continue
-        folder = os.path.join(base, name)
-        for path in sorted(glob.glob(os.path.join(glob.escape(folder), "*.jsonl")) +
-                           glob.glob(os.path.join(glob.escape(folder), "*", "subagents", "*.jsonl"))):
-            cwd = next((r["cwd"] for r in first_records(path, 50) if isinstance(r.get("cwd"), str)), None)
-            if cwd is not None and inside(cwd, project):
-                found.append(path)
+        found += _sessions_in(os.path.join(base, name), project)
+    return found
+
+
+def _sessions_in(folder: str, project: str) -> list[str]:
+    """The transcripts of one slug folder that ran inside `project`. One that cannot be read (a
+    FIFO, a link into a loop, no permission), or a folder that cannot be listed, is kept: the
+    reader reports it, one line, rather than the audit passing over it in silence."""
+    import errno
+
+    try:
+        os.listdir(folder)
+    except OSError as e:
+        return [] if e.errno == errno.ENOTDIR else [folder]
+    found = []
+    for path in sorted(glob.glob(os.path.join(glob.escape(folder), "*.jsonl")) +
+                       glob.glob(os.path.join(glob.escape(folder), "*", "subagents", "*.jsonl"))):
+        if unreadable(path) is not None:
+            found.append(path)
+            continue
+        cwd = next((r["cwd"] for r in first_records(path, 50) if isinstance(r.get("cwd"), str)), None)
+        if cwd is not None and inside(cwd, project):
+            found.append(path)
     return found
 
 
@@ -147,7 +167,7 @@ def read_claude(path: str) -> Iterator[Record]:
                 if block.get("type") == "tool_result":
                     call = pending.pop(str(block.get("tool_use_id")), None)
                     if call is not None:
-                        yield _answered(call, block, allowed, blocked)
+                        yield _answered(call, block, rec.get("toolUseResult"), allowed, blocked)
         elif kind == "attachment":
             att = rec.get("attachment")
             if isinstance(att, dict) and isinstance(att.get("toolUseID"), str):
@@ -188,9 +208,10 @@ def _call(block: dict[str, Any], rec: dict[str, Any], session: str, path: str, n
                 tuple(q.paths), "unknown", None, tuple(q.globs))
 
 
-def _answered(call: Call, block: dict[str, Any], allowed: set[str], blocked: dict[str, str]) -> Call:
+def _answered(call: Call, block: dict[str, Any], result: object, allowed: set[str], blocked: dict[str, str]) -> Call:
     use = str(block.get("tool_use_id"))
-    text = text_of(block.get("content"))
+    content = block.get("content")
+    text = text_of(content)
     if use in blocked:
         return call._replace(outcome="hook_denied", reason=blocked[use] or text[:2000])
     if block.get("is_error") is not True:
@@ -199,11 +220,19 @@ def _answered(call: Call, block: dict[str, Any], allowed: set[str], blocked: dic
         return call._replace(outcome="user_denied", reason=text[:2000])
     if text.startswith(TOOL_ERROR) or use in allowed:
         return call._replace(outcome="error", reason=text[:2000])
-    if text.startswith(HOOK_DENIED) or HOOK_ERROR.match(text):
+    if _shaped_as_denial(content, result) and (text.startswith(HOOK_DENIED) or HOOK_ERROR.match(text)):
         return call._replace(outcome="hook_denied", reason=text[:2000])
     # An error in no shape known: a failure or another hook's refusal, which cannot be told
     # apart. It is an error, so a call that may have run is still judged.
     return call._replace(outcome="error", reason=text[:2000])
+
+
+def _shaped_as_denial(content: object, result: object) -> bool:
+    """Whether a result has the shape Claude Code gives a refusal before the call (its bundle:
+    the block's content is the reason as one string, the line's toolUseResult `Error: ` and
+    that string). A command's own output never opens such a result: a failed Bash command's
+    opens with `Exit code N` (TOOL_ERROR, checked before), and a tool's blocks are a list."""
+    return isinstance(content, str) and (result is None or result == f"Error: {content}")
 
 
 def _before_the_call(att: dict[str, Any]) -> bool:

@@ -31,7 +31,7 @@ from collections.abc import Iterator, Mapping
 from typing import Any
 
 from handrail.audit.calls import Call, Problem, Record, Unknown
-from handrail.audit.jsonl import first_records, inside, records
+from handrail.audit.jsonl import first_records, inside, records, unreadable
 
 HARNESS = "codex"
 READ_TYPES = frozenset({"session_meta", "turn_context", "response_item"})
@@ -65,14 +65,26 @@ def find_codex(project: str, home: str, env: Mapping[str, str]) -> list[str]:
         if inside(cwd, project) and os.path.isfile(path):
             found[path] = None
     for folder in ("sessions", "archived_sessions"):
-        for path in sorted(glob.glob(os.path.join(glob.escape(os.path.join(base, folder)), "**", "rollout-*.jsonl"),
-                                     recursive=True)):
+        for path in _rollouts(os.path.join(base, folder)):
             if os.path.abspath(path) in known:
+                continue
+            if unreadable(path) is not None:
+                found[path] = None  # the reader says what is wrong with it, rather than hide it
                 continue
             started = next((_meta_cwd(r) for r in first_records(path, 5) if _meta_cwd(r)), None)
             if started is not None and inside(started, project):
                 found[path] = None
     return list(found)
+
+
+def _rollouts(top: str) -> list[str]:
+    """Every `rollout-*.jsonl` below `top`. Links to folders are not followed: two links back up
+    the tree make a recursive glob walk without end; Codex itself writes plain folders."""
+    out = []
+    for folder, dirs, files in os.walk(top):
+        dirs.sort()
+        out += [os.path.join(folder, f) for f in files if f.startswith("rollout-") and f.endswith(".jsonl")]
+    return sorted(out)
 
 
 def _meta_cwd(rec: dict[str, Any]) -> str | None:
@@ -103,7 +115,7 @@ def _indexed(base: str) -> list[tuple[str, str]]:
 
 def read_codex(path: str) -> Iterator[Record]:
     """Each shell and apply_patch call of one rollout, with the outcome its output shows."""
-    pending: dict[str, Call] = {}
+    pending: dict[str, tuple[Call, dict[str, str]]] = {}  # call id -> the call, and what a denial would name
     session = os.path.splitext(os.path.basename(path))[0]
     cwd: str | None = None
     for item in records(path):
@@ -132,20 +144,20 @@ def read_codex(path: str) -> Iterator[Record]:
                 elif made is not None:
                     pending[str(payload.get("call_id"))] = made
                     if len(pending) > MOST_PENDING:
-                        yield pending.pop(next(iter(pending)))
+                        yield pending.pop(next(iter(pending)))[0]
             elif what in OUTPUT_ITEMS:
-                call = pending.pop(str(payload.get("call_id")), None)
-                if call is not None:
-                    yield _answered(call, payload.get("output"))
+                waiting = pending.pop(str(payload.get("call_id")), None)
+                if waiting is not None:
+                    yield _answered(*waiting, payload.get("output"))
             elif what not in QUIET_ITEMS:
                 yield Unknown(f"response_item/{str(what)[:60]}")
         elif kind not in QUIET:
             yield Unknown(str(kind)[:80] if kind is not None else "(no type)")
-    yield from pending.values()
+    yield from (call for call, _subject in pending.values())
 
 
 def _call(payload: dict[str, Any], rec: dict[str, Any], session: str, path: str, number: int,
-          cwd: str | None) -> Call | Problem | None:
+          cwd: str | None) -> tuple[Call, dict[str, str]] | Problem | None:
     """The call, read by the hook adapter itself (harnesses/codex.py: one reading of Codex's tools)."""
     from handrail.harnesses import codex as adapter
     from handrail.hooks.pretool import OTHER, SHELL, BadPayload
@@ -175,16 +187,30 @@ def _call(payload: dict[str, Any], rec: dict[str, Any], session: str, path: str,
     if q is None or q.kind == OTHER:
         return None
     time = rec.get("timestamp") if isinstance(rec.get("timestamp"), str) else None
-    return Call(HARNESS, session, path, number, time, workdir, q.kind, q.command if q.kind == SHELL else None,
-                tuple(q.paths), "unknown", None, tuple(q.globs))
+    return (Call(HARNESS, session, path, number, time, workdir, q.kind, q.command if q.kind == SHELL else None,
+                 tuple(q.paths), "unknown", None, tuple(q.globs)), _named(str(name), args))
 
 
-def _answered(call: Call, output: object) -> Call:
+def _named(name: str, args: dict[str, Any]) -> dict[str, str]:
+    """What Codex names after a denial's reason, per kind of denial: the command (exec_command's
+    `cmd` as given, apply_patch's patch), or the tool. Unknown for another shell's argv: then
+    only the words before it are checked."""
+    command = args.get("cmd") if name == "exec_command" else args.get("input") if name == "apply_patch" else None
+    out = {"Tool call blocked by PreToolUse hook: ": name}
+    if isinstance(command, str) and command:
+        out["Command blocked by PreToolUse hook: "] = command
+    return out
+
+
+def _answered(call: Call, named: dict[str, str], output: object) -> Call:
     text = str(output.get("content", "")) if isinstance(output, dict) else output if isinstance(output, str) else ""
     for head, tail in HOOK_DENIED.items():
-        if text.startswith(head):
-            reason = text[len(head):]
-            reason = reason.split(tail, 1)[0]
+        # Codex writes the whole text, what it refused last; what a command prints comes after
+        # a header of Codex's own (`Chunk ID: …`, `Exit code: …`), never first.
+        subject = named.get(head)
+        end = tail + subject if subject else tail
+        if isinstance(output, str) and text.startswith(head) and (text.endswith(end) if subject else end in text):
+            reason = text[len(head):len(text) - len(end)] if subject else text[len(head):].split(tail, 1)[0]
             return call._replace(outcome="hook_denied", reason=reason[:2000])
     if text.startswith(USER_DENIED):
         return call._replace(outcome="user_denied", reason=text[:2000])

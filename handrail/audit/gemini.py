@@ -34,7 +34,7 @@ from collections.abc import Iterable, Iterator, Mapping
 from typing import Any
 
 from handrail.audit.calls import Call, Problem, Record, Unknown
-from handrail.audit.jsonl import inside, records
+from handrail.audit.jsonl import inside, open_regular, records
 from handrail.hooks.pretool import EDIT, SHELL, Question
 
 HARNESS = "gemini"
@@ -168,8 +168,12 @@ def _read_legacy(path: str, cwd: str | None) -> Iterator[Record]:
             yield Problem(path, None, f"an older whole-JSON session of {size} bytes: larger than "
                                       f"{LEGACY_LIMIT} bytes, not read")
             return
-        with open(path, encoding="utf-8", errors="replace") as f:
-            data = json.load(f)
+        f = open_regular(path)
+        if isinstance(f, str):
+            yield Problem(path, None, f)
+            return
+        with f:
+            data = json.loads(f.read(LEGACY_LIMIT + 1).decode("utf-8", "replace"))
     except OSError as e:
         yield Problem(path, None, f"cannot be read: {e.strerror or e}")
         return

@@ -2,14 +2,18 @@
 
 A transcript can be hundreds of megabytes: it is never read whole. A line that is not
 JSON, not an object, or longer than MAX_LINE is a Problem with its line number, and the
-reader goes on with the next line.
+reader goes on with the next line. Only a regular file is read: a FIFO would wait for a
+writer forever and a device (`/dev/zero`) never ends, and a session folder can hold either
+(or a link to either) put there by anyone who can write to it.
 """
 
 from __future__ import annotations
 
 import json
+import os
+import stat
 from collections.abc import Iterator
-from typing import Any
+from typing import IO, Any
 
 from handrail.audit.calls import Problem
 
@@ -17,13 +21,42 @@ MAX_LINE = 32 * 1024 * 1024  # one record past this is skipped: a tool result is
 _CHUNK = 1024 * 1024
 
 
+def open_regular(path: str) -> IO[bytes] | str:
+    """`path` open for reading when it is a regular file (after links), else why it is not read.
+    Opened without blocking, so that a FIFO is seen for what it is rather than waited on."""
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_NOCTTY", 0))
+    except OSError as e:
+        return f"cannot be read: {e.strerror or e}"
+    try:
+        mode = os.fstat(fd).st_mode
+        if not stat.S_ISREG(mode):
+            kind = "a folder" if stat.S_ISDIR(mode) else "a FIFO" if stat.S_ISFIFO(mode) else \
+                "a socket" if stat.S_ISSOCK(mode) else "a device"
+            os.close(fd)
+            return f"not a regular file ({kind}): not read"
+        os.set_blocking(fd, True)
+        return os.fdopen(fd, "rb")
+    except OSError as e:
+        os.close(fd)
+        return f"cannot be read: {e.strerror or e}"
+
+
+def unreadable(path: str) -> str | None:
+    """Why `path` cannot be read as a session file, or None when it can."""
+    f = open_regular(path)
+    if isinstance(f, str):
+        return f
+    f.close()
+    return None
+
+
 def records(path: str) -> Iterator[tuple[int, dict[str, Any]] | Problem]:
     """(line number, object) per line of `path`; a Problem for each line that is no JSON object.
-    Blank lines are skipped. An unreadable file is one Problem."""
-    try:
-        f = open(path, "rb")  # noqa: SIM115 - closed in the finally, around a generator
-    except OSError as e:
-        yield Problem(path, None, f"cannot be read: {e.strerror or e}")
+    Blank lines are skipped. A file that cannot be read, or is no regular file, is one Problem."""
+    f = open_regular(path)
+    if isinstance(f, str):
+        yield Problem(path, None, f)
         return
     try:
         number = 0

@@ -80,6 +80,31 @@ def is_sqlite(path: str) -> bool:
         return False
 
 
+# The tables and columns the reader reads: a database without them is not OpenCode's.
+SCHEMA = {"session": ("id", "directory"), "message": ("id", "data"),
+          "part": ("id", "message_id", "session_id", "time_created", "data")}
+
+
+def missing(path: str) -> str | None:
+    """What `path` lacks to be an OpenCode database the reader can read (a table, a column,
+    or its being a database at all), or None when it has all of SCHEMA."""
+    try:
+        conn = connect(path)
+        try:
+            for table, columns in SCHEMA.items():
+                have = {row[1] for row in conn.execute(f"PRAGMA table_info({table})")}
+                if not have:
+                    return f"no table '{table}'"
+                lacking = [c for c in columns if c not in have]
+                if lacking:
+                    return f"table '{table}' has no column '{lacking[0]}'"
+        finally:
+            conn.close()
+    except sqlite3.Error as e:
+        return f"cannot be read as SQLite: {e}"
+    return None
+
+
 def connect(path: str) -> sqlite3.Connection:
     """The database, read-only: no write, no journal, no lock held past one statement."""
     uri = "file:" + urllib.parse.quote(os.path.abspath(path)) + "?mode=ro"

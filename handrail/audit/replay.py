@@ -8,7 +8,10 @@ Every judgement is the one the live layers make, called, never restated:
   no time in the transcript), only the rules that hold whatever the task;
 - a read: the secrets rule the hooks' Read checks apply (`hooks/pretool.secret_at`);
 - a search: the hooks' search judgement (`hooks/search.judge`), over the files there now and
-  with the tool's own globs (a search of `*.py` reads no `.env`).
+  with the tool's own globs (a search of `*.py` reads no `.env`);
+- a shell glob (`cat .en?`) names today's files, not those of the session's time: a finding
+  on a command with one says so, and a glob of hidden names that could name a secret is `ask`
+  even when it names none today (unknown is not harmless).
 A tier-3 command is `ask` (`refuse` where the policy denies tier 3); every other finding is
 `refuse`. An unlisted command is no finding: the harness's own default decides it live too.
 """
@@ -158,12 +161,34 @@ def _shell(call: Call, policy: Policy, cwd: str) -> Finding | None:
             return found
     answer = commands.classify(command, policy.engine(call.harness), cwd=cwd, project=policy.project,
                                home=policy.home, parts=parts)
+    globs = [w for p in parts or [] for w in p.words[1:] if w.glob and not w.dyn]
     if answer["tier"] != 3:
-        return None
+        return _glob_could_name(call, globs)
     decisive = [r for r in answer["reasons"] if r.get("tier") == 3]
     rule = str(decisive[0].get("pattern") or decisive[0].get("rule") or "tier3") if decisive else "tier3"
     verdict = "refuse" if policy.proto.tier3_decision == "deny" else "ask"
-    return Finding(call, verdict, rule, commands.summary(answer))
+    why = commands.summary(answer)
+    if globs:
+        why += f" (its glob{'s' if len(globs) > 1 else ''} {', '.join(w.raw for w in globs)} judged against the " \
+               "files there now, not those there when it ran)"
+    return Finding(call, verdict, rule, why)
+
+
+def _glob_could_name(call: Call, globs: list[Any]) -> Finding | None:
+    """`cat .en?` in a folder with no `.env` today: what it named when it ran is not known, and
+    it could have been a secret. Ask, as for a file named only at run time. Only a glob for
+    hidden names: those are what secrets are named (`.env`, `.netrc`), and a glob of every name
+    (`*.json`, `src/*`) could name one as well, so asking for it would ask for every glob."""
+    from handrail.policy.shell.overlap import name_meeting
+    from handrail.policy.shell.reads import CREDENTIALS, SECRETS
+
+    for w in globs:
+        name = w.text.rstrip("/").rsplit("/", 1)[-1]
+        pattern = name_meeting(name, SECRETS + CREDENTIALS) if name.startswith(".") else None
+        if pattern is not None:
+            return Finding(call, "ask", "glob-then", f"{w.raw} is a glob judged against the files there now: when "
+                                                     f"the command ran it could have named a file matching '{pattern}'")
+    return None
 
 
 def _read(call: Call, policy: Policy, cwd: str) -> Finding | None:

@@ -3,7 +3,11 @@
 {"version": 1, "project", "since", "sessions": [{"harness", "session", "file", "started",
 "ended", "calls", "findings": [{"time", "line", "kind", "command", "paths", "globs", "outcome",
 "verdict", "rule", "why"}], "hook_denials", "denied": [...], "malformed", "problems": [{"line", "what"}],
-"unknown_records": {type: n}, "summary"}], "counts": {...}, "result": "clean" | "findings"}
+"unread", "unknown_records": {type: n}, "summary"}], "counts": {...}, "result": "clean" | "findings"}
+
+`unread`: the file, or part of it, could not be read at all (a problem of no line: no
+permission, no regular file, a database that stops): what it held is not known, and the
+command exits 2 for it whatever else it found.
 
 A call a hook or the person refused at the time did not run: it is counted (and listed under
 `denied`), not a finding. Only a refusal the reader recognised is one; a call that ended in an
@@ -37,6 +41,7 @@ def session(harness: str, path: str, reader: Reader, policy: replay.Policy, sinc
     problems: list[dict[str, Any]] = []
     unknown: Counter[str] = Counter()
     calls = malformed = 0
+    unread = False
     first: str | None = None
     last: str | None = None
     name = os.path.splitext(os.path.basename(path))[0]
@@ -46,6 +51,7 @@ def session(harness: str, path: str, reader: Reader, policy: replay.Policy, sinc
             progress(path, getattr(item, "line", None) or 0)
         if isinstance(item, Problem):
             malformed += 1
+            unread = unread or item.line is None
             if len(problems) < MOST_PROBLEMS:
                 problems.append({"line": item.line, "what": item.what})
             continue
@@ -73,7 +79,7 @@ def session(harness: str, path: str, reader: Reader, policy: replay.Policy, sinc
     hooks = sum(1 for d in denied if d["outcome"] == "hook_denied")
     entry = {"harness": harness, "session": name, "file": path, "started": first, "ended": last, "calls": calls,
              "findings": findings, "hook_denials": hooks, "denied": denied, "malformed": malformed,
-             "problems": problems, "unknown_records": dict(sorted(unknown.items()))}
+             "problems": problems, "unread": unread, "unknown_records": dict(sorted(unknown.items()))}
     entry["summary"] = summary(entry)
     return entry
 
@@ -111,6 +117,8 @@ def summary(entry: dict[str, Any]) -> str:
         parts.append(f"{entry['malformed']} malformed line{'s' if entry['malformed'] != 1 else ''} skipped")
     if entry["unknown_records"]:
         parts.append(f"{sum(entry['unknown_records'].values())} records of unknown types")
+    if entry["unread"]:
+        parts.append("the file could not be read in full")
     return ", ".join(parts)
 
 
@@ -122,6 +130,7 @@ def build(project: str, sessions: list[dict[str, Any]], since: str | None) -> di
         "hook_denials": sum(s["hook_denials"] for s in sessions),
         "malformed": sum(s["malformed"] for s in sessions),
         "unknown_records": sum(sum(s["unknown_records"].values()) for s in sessions),
+        "unreadable": sum(1 for s in sessions if s["unread"]),
     }
     return {"version": VERSION, "project": project, "since": since, "sessions": sessions, "counts": counts,
             "result": "findings" if counts["findings"] else "clean"}

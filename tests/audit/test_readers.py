@@ -184,7 +184,10 @@ def test_claude_outcomes_by_the_marks_the_client_leaves(tmp_path: Path, result: 
 
 @pytest.mark.parametrize(("output", "outcome"), [
     ("Command blocked by PreToolUse hook: handrail: refused. Command: make", "hook_denied"),
-    ("Tool call blocked by PreToolUse hook: handrail: denied: .env. Tool: apply_patch", "hook_denied"),
+    ("Tool call blocked by PreToolUse hook: handrail: denied: .env. Tool: exec_command", "hook_denied"),
+    # Codex names what it refused last: a denial naming another command or tool is no denial of this call.
+    ("Command blocked by PreToolUse hook: handrail: refused. Command: ls", "ok"),
+    ("Tool call blocked by PreToolUse hook: handrail: denied: .env. Tool: apply_patch", "ok"),
     ("exec command rejected by user", "user_denied"),
     ("patch rejected by user", "user_denied"),
     # What the command printed is not a refusal, wherever the words stand.
