@@ -38,7 +38,7 @@ RULES: tuple[Rule, ...] = (
     Rule(gitrules.HUMAN_GATE, "HumanGate", "A change under a gate theme no human approved",
          _ASKS[gitrules.HUMAN_GATE],
          "A human reviews the change and approves the gate: handrail gate approve TASK THEME."),
-    Rule(gitrules.GOVERNOR, "Governor", "A commit exceeds the contract's budget",
+    Rule(gitrules.GOVERNOR, "Governor", "A commit, or a task's commits together, exceed the contract's budget",
          _ASKS[gitrules.GOVERNOR],
          "Split the change into smaller commits, or have a human raise max_changed_files or max_diff_lines "
          "in the task's contract."),
