@@ -476,23 +476,6 @@ def commit_people(repo: pygit2.Repository, oid: str) -> tuple[str, str, str]:
     return commit.raw_message.decode("utf-8", "replace"), who(commit.author), who(commit.committer)
 
 
-def good_signature(repo: pygit2.Repository, oid: str) -> str | None:
-    """git's own words for a commit signature it verifies (`Good "git" signature for …`),
-    or None: unsigned, or not signed by a key this git trusts (gpg's keyring,
-    `gpg.ssh.allowedSignersFile`). Only a signed commit costs a `git verify-commit`."""
-    commit = repo[oid].peel(pygit2.Commit)
-    if commit.gpg_signature[0] is None:
-        return None
-    import subprocess
-
-    r = subprocess.run(["git", "verify-commit", oid], cwd=workdir(repo), env=no_git_env(), text=True,
-                       capture_output=True, errors="replace")
-    if r.returncode != 0:
-        return None
-    good = [line for line in (r.stderr + r.stdout).splitlines() if "Good" in line]
-    return good[0].removeprefix("gpg: ").strip() if good else "signature verified by git verify-commit"
-
-
 def new_commits(repo: pygit2.Repository, tips: Iterable[str], hidden: Iterable[str]) -> Iterator[str]:
     """Commits reachable from `tips` and from none of `hidden`, parents before children."""
     walker = None

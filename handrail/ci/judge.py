@@ -6,7 +6,9 @@ carries), each by the policy its own tree holds (ci/intree.py) and bound as its 
 is (policy/authorship.py), exactly as pre-push binds a pushed commit:
 
 - `edit_task`, `path`, `governor`, `secret`: the git rules themselves (policy/gitrules.py
-  through hooks/gitcheck.py, the code pre-push runs; nothing is judged twice here);
+  through hooks/gitcheck.py, the code pre-push runs; nothing is judged twice here), and
+  `governor` once more over the whole range, per task (hooks/rangebudget.py, as pre-push
+  judges a push);
 - `policy_change`: a commit that changes the policy, the git hooks' config or a
   harness's permission files, whoever made it (`gitrules.policy_change_problems`);
 - `rewrite`: the engine says the branch was force-pushed, or its old tip is not an
@@ -19,9 +21,9 @@ judge `human_gate` either): the reviewer's approval of the pull request is the h
 step on this side of the boundary.
 
 Who made a commit: `agent` where the commit carries an agent's mark; `human` where it
-carries a signature the job's git verifies (a key the team lists in the job's keyring or
-`gpg.ssh.allowedSignersFile`): the one record a person's tools make that an agent cannot
-write into a commit without that person's key; else `unknown`. No trailer or name makes
+carries a signature the job's git calls good, by the committer, checked against keys the
+branch cannot write (ci/signatures.py): the one record a person's tools make that an
+agent cannot write into a commit without that person's key; else `unknown`. No trailer or name makes
 a commit a human's: an agent's process can write any of them. Both `human` and `unknown`
 commits are bound as a human's, as pre-push binds them.
 """
@@ -34,8 +36,10 @@ import pygit2
 
 from handrail import repo as git
 from handrail.ci import range as ranges
+from handrail.ci import signatures
 from handrail.ci.intree import TreePolicies
 from handrail.errors import HandrailError
+from handrail.hooks import rangebudget
 from handrail.hooks.gitcheck import check_changes
 from handrail.policy import gitrules
 from handrail.policy.authorship import Maker, made_by
@@ -43,9 +47,12 @@ from handrail.policy.authorship import Maker, made_by
 VERSION = 1
 REWRITE, UNATTRIBUTED = "rewrite", "unattributed"
 AGENT, HUMAN, UNKNOWN = "agent", "human", "unknown"
+UNTRUSTED = "signature not trusted: "  # an unknown commit's evidence: why its signature counts for nothing
 # A partial clone lacks the blobs of earlier commits, and libgit2 never fetches them.
 PARTIAL_FIX = ("judge a full clone: leave `filter:` out of actions/checkout, no `--filter` in "
                "GIT_FETCH_EXTRA_FLAGS on GitLab, or a clone made without --filter elsewhere")
+BUDGET_FIX = ("split the work into pull requests within the task's budget, or have a human raise max_changed_files "
+              "or max_diff_lines in the task's contract")
 
 
 def judge(repo: pygit2.Repository, rng: ranges.Range, *, require_attribution: bool = False) -> dict[str, Any]:
@@ -56,20 +63,25 @@ def judge(repo: pygit2.Repository, rng: ranges.Range, *, require_attribution: bo
     trees = git.TreeCache(repo)
     entries: list[dict[str, Any]] = []
     findings: list[dict[str, Any]] = []
+    shares: list[rangebudget.Share] = []
     if rng.rewritten:
         findings.append(_rewrite(rng))
     for oid in commits:
         message, author, committer = git.commit_people(repo, oid)
         maker = made_by(message, author, committer)
-        signed = None if maker else git.good_signature(repo, oid)
-        who = AGENT if maker else HUMAN if signed else UNKNOWN
+        signed = signatures.NONE if maker else signatures.verdict(repo, oid)
+        who = AGENT if maker else HUMAN if signed.trusted else UNKNOWN
         entries.append({"commit": oid, "summary": _first_line(message), "author": author, "made_by": who,
-                        "agent": maker.name if maker else None,
-                        "evidence": maker.evidence if maker else f"signature: {signed}" if signed else None})
-        findings += [_finding(p, oid, who) for p in _problems(repo, oid, policies, trees, maker)]
+                        "agent": maker.name if maker else None, "evidence": _evidence(maker, signed)})
+        found, share = _problems(repo, oid, policies, trees, maker)
+        findings += [_finding(p, oid, who) for p in found]
+        if share is not None:
+            shares.append(share)
         findings += [_finding(p, oid, who) for p in gitrules.message_secret_problems(message, oid)]
         if require_attribution and who == UNKNOWN:
             findings.append(_unattributed(oid, _first_line(message)))
+    findings += [_finding(p, None, UNKNOWN) for p in rangebudget.range_problems(repo, rng.base, rng.head, shares,
+                                                                            fix=BUDGET_FIX)]
     agents = sum(1 for e in entries if e["made_by"] == AGENT)
     return {
         "version": VERSION,
@@ -87,7 +99,7 @@ def judge(repo: pygit2.Repository, rng: ranges.Range, *, require_attribution: bo
 
 
 def _problems(repo: pygit2.Repository, oid: str, policies: TreePolicies, trees: git.TreeCache,
-              maker: Maker | None) -> list[gitrules.Problem]:
+              maker: Maker | None) -> tuple[list[gitrules.Problem], rangebudget.Share | None]:
     """The rules pre-push applies to one pushed commit, and policy_change. An object the
     rules would read and this clone lacks is an error, never content judged clean."""
     try:
@@ -109,7 +121,7 @@ def _missing_fix(repo: pygit2.Repository) -> str:
 
 
 def _rules(repo: pygit2.Repository, oid: str, policies: TreePolicies, trees: git.TreeCache,
-           maker: Maker | None) -> list[gitrules.Problem]:
+           maker: Maker | None) -> tuple[list[gitrules.Problem], rangebudget.Share | None]:
     changes = git.commit_changes(repo, oid, trees)
     missing = git.missing_objects(changes)
     if missing:
@@ -118,7 +130,7 @@ def _rules(repo: pygit2.Repository, oid: str, policies: TreePolicies, trees: git
         raise HandrailError(f"commit {oid[:7]}: {shown}: the content is not in this clone, so it cannot be "
                             f"judged: {_missing_fix(repo)}", reason="missing_object")
     if not changes.changes:
-        return []  # an empty commit, or a merge that brings nothing its parents lack
+        return [], None  # an empty commit, or a merge that brings nothing its parents lack
     policy = policies.at(oid)._replace(agent=maker.as_agent() if maker else None)
     out: list[gitrules.Problem] = []
     first = gitrules.edit_task_problem(policy, changes=changes.changes)
@@ -126,10 +138,18 @@ def _rules(repo: pygit2.Repository, oid: str, policies: TreePolicies, trees: git
         out.append(first)
     out += check_changes(changes, policy, commit=oid, gates=False)
     out += gitrules.policy_change_problems(changes.changes, policy, oid)
-    return out
+    return out, rangebudget.share(oid, changes, policy.edit)
 
 
-def _finding(p: gitrules.Problem, oid: str, who: str) -> dict[str, Any]:
+def _evidence(maker: Maker | None, signed: signatures.Verdict) -> str | None:
+    if maker is not None:
+        return maker.evidence
+    if signed.trusted:
+        return f"signature: {signed.trusted}"
+    return f"{UNTRUSTED}{signed.doubt}" if signed.doubt else None
+
+
+def _finding(p: gitrules.Problem, oid: str | None, who: str) -> dict[str, Any]:
     return {"rule": p.rule, "commit": p.commit or oid, "path": p.path, "line": p.line, "message": p.what,
             "fix": p.fix, "source": p.source, "made_by": who}
 

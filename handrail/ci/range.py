@@ -54,6 +54,8 @@ class _Wanted(NamedTuple):
     before: str | None = None
     default_branch: str | None = None
     ref: str | None = None
+    event_head: str | None = None   # the engine's head, where --head names another
+    target: str | None = None       # the branch a merge request goes into, by the variables' word
 
 
 def find(repo: pygit2.Repository, env: Mapping[str, str], base: str | None = None,
@@ -61,6 +63,8 @@ def find(repo: pygit2.Repository, env: Mapping[str, str], base: str | None = Non
     """The range to judge; HandrailError (exit 2) naming the fix when it cannot be had."""
     wanted = _wanted(env, base, head)
     head_oid = _commit(repo, wanted.head, "head")
+    if wanted.event_head is not None:
+        _descends(repo, head_oid, wanted)
     rewritten = wanted.forced
     base_rev = wanted.base
     if base_rev is not None and wanted.before is not None:
@@ -75,7 +79,7 @@ def find(repo: pygit2.Repository, env: Mapping[str, str], base: str | None = Non
             base_rev = None
     if base_rev is None:
         base_rev = _default_branch(repo, wanted.default_branch)
-    base_oid = _commit(repo, base_rev, "base")
+    base_oid = _fork(repo, _commit(repo, base_rev, "base"), head_oid, wanted)
     return Range(base_oid, head_oid, wanted.source, rewritten, wanted.before, wanted.ref)
 
 
@@ -110,16 +114,19 @@ def _github(env: Mapping[str, str], head: str | None) -> _Wanted | None:
         raise HandrailError(f"{path}: expected a JSON object (GITHUB_EVENT_PATH)", reason="bad_input")
     default = _text(event, path, "repository", "default_branch", required=False)
     if name in ("pull_request", "pull_request_target"):
-        return _Wanted(_text(event, path, "pull_request", "base", "sha"),
-                       head or _text(event, path, "pull_request", "head", "sha"), GITHUB_PR,
-                       default_branch=default, ref=_text(event, path, "pull_request", "base", "ref", required=False))
+        base_sha = _text(event, path, "pull_request", "base", "sha")
+        event_head = _text(event, path, "pull_request", "head", "sha")
+        return _Wanted(base_sha, head or event_head, GITHUB_PR,
+                       default_branch=default, ref=_text(event, path, "pull_request", "base", "ref", required=False),
+                       event_head=event_head if head else None)
     if name == "push":
         before = _text(event, path, "before")
-        after = head or _text(event, path, "after")
+        event_head = _text(event, path, "after")
         forced = event.get("forced") is True
         ref = _text(event, path, "ref", required=False)
         base = None if before == git.Z40 else before
-        return _Wanted(base, after, GITHUB_PUSH, forced=forced, before=base, default_branch=default, ref=ref)
+        return _Wanted(base, head or event_head, GITHUB_PUSH, forced=forced, before=base, default_branch=default,
+                       ref=ref, event_head=event_head if head else None)
     return None  # another event (workflow_dispatch, schedule): the generic fallback
 
 
@@ -136,19 +143,71 @@ def _text(event: dict[str, Any], path: str, *keys: str, required: bool = True) -
 
 def _gitlab(env: Mapping[str, str], head: str | None) -> _Wanted | None:
     """GitLab CI's predefined variables: https://docs.gitlab.com/ci/variables/predefined_variables/."""
-    sha = head or env.get("CI_COMMIT_SHA") or "HEAD"
+    event_head = env.get("CI_COMMIT_SHA") or None
+    sha = head or event_head or "HEAD"
+    seen = event_head if head and event_head else None
     default = env.get("CI_DEFAULT_BRANCH") or None
     mr_base = env.get("CI_MERGE_REQUEST_DIFF_BASE_SHA")
     if mr_base:
-        return _Wanted(mr_base, sha, GITLAB_MR, default_branch=default,
-                       ref=env.get("CI_MERGE_REQUEST_TARGET_BRANCH_NAME"))
+        target = env.get("CI_MERGE_REQUEST_TARGET_BRANCH_NAME") or None
+        return _Wanted(mr_base, sha, GITLAB_MR, default_branch=default, ref=target, event_head=seen,
+                       target=target or default)
     before = env.get("CI_COMMIT_BEFORE_SHA")
     if before is None:
         return None
     branch = env.get("CI_COMMIT_BRANCH")
     base = None if before in ("", git.Z40) else before
     return _Wanted(base, sha, GITLAB_PUSH, before=base, default_branch=default,
-                   ref=f"refs/heads/{branch}" if branch else None)
+                   ref=f"refs/heads/{branch}" if branch else None, event_head=seen)
+
+
+def _descends(repo: pygit2.Repository, head: str, wanted: _Wanted) -> None:
+    """--head beside an engine's event names the event's head or a commit built on it (the
+    merge commit actions/checkout makes): anything else judges commits the event is not about."""
+    event_head = _commit(repo, wanted.event_head or "", f"{wanted.source} event's head")
+    if not git.is_ancestor(repo, event_head, head):
+        raise HandrailError(f"the head {head[:7]} is not the {wanted.source} event's head {event_head[:7]} nor built "
+                            "on it: leave --head out, or name that commit or one that descends from it",
+                            reason="bad_range")
+
+
+def _fork(repo: pygit2.Repository, base: str, head: str, wanted: _Wanted) -> str:
+    """Where head leaves base's history: base itself when it is an ancestor of head, else
+    their merge base. A target branch that moved on (or was rebased) after the pull request
+    began is not an ancestor of it; the diff from its tip would count the target's own
+    changes as the pull request's (reverted), and the merge base is where the two part."""
+    if wanted.target is not None:
+        base = _checked_mr_base(repo, base, head, wanted.target)
+    if git.is_ancestor(repo, base, head):
+        return base
+    found = repo.merge_base(head, base)
+    if found is None and repo.is_shallow:
+        return base  # the cut-off history is where they meet: check_depth names the fix
+    if found is None:
+        raise HandrailError(f"the base {base[:7]} and the head {head[:7]} share no history: name the branch the "
+                            "pull request goes into with --base REF", reason="bad_range")
+    return str(found)
+
+
+def _checked_mr_base(repo: pygit2.Repository, base: str, head: str, target: str) -> str:
+    """GitLab's `CI_MERGE_REQUEST_DIFF_BASE_SHA` against what git computes from the target
+    branch's tip in this clone. A branch pipeline takes variables a pusher sets
+    (`git push -o ci.variable=...`, which outrank predefined ones), so the variable may be
+    any commit: one on the merge request's own commits would hide those before it. The
+    merge base git computes wins; a variable that would skip commits is refused."""
+    tip = git.resolve(repo, f"refs/remotes/origin/{target}")
+    if tip is None:
+        return base  # the clone holds no copy of the target: the variable is all there is (README)
+    computed = repo.merge_base(head, tip)
+    if computed is None:
+        return base
+    if not git.is_ancestor(repo, base, str(computed)):
+        raise HandrailError(f"CI_MERGE_REQUEST_DIFF_BASE_SHA {base[:7]} is not on the history {target} and the head "
+                            f"{head[:7]} share (they part at {str(computed)[:7]}): it would leave the merge request's "
+                            "first commits unjudged; a pipeline variable set at push time can say so, GitLab's own "
+                            "never does. Run the merge request pipeline, or name the base with --base REF",
+                            reason="bad_range")
+    return str(computed)
 
 
 def _default_branch(repo: pygit2.Repository, name: str | None) -> str:

@@ -38,10 +38,10 @@ RULES: tuple[Rule, ...] = (
     Rule(gitrules.HUMAN_GATE, "HumanGate", "A change under a gate theme no human approved",
          _ASKS[gitrules.HUMAN_GATE],
          "A human reviews the change and approves the gate: handrail gate approve TASK THEME."),
-    Rule(gitrules.GOVERNOR, "Governor", "A commit exceeds the contract's budget",
+    Rule(gitrules.GOVERNOR, "Governor", "A commit, or a task's commits together, exceed the contract's budget",
          _ASKS[gitrules.GOVERNOR],
-         "Split the change into smaller commits, or have a human raise max_changed_files or max_diff_lines "
-         "in the task's contract."),
+         "Split the change into smaller commits (a task's commits over their total: into smaller pull "
+         "requests), or have a human raise max_changed_files or max_diff_lines in the task's contract."),
     Rule(gitrules.SECRET, "Secret", "Committed content carries a private key or a token",
          _ASKS[gitrules.SECRET],
          "Revoke the credential now (it is in the history), then remove it from the branch and rewrite "

@@ -86,6 +86,7 @@ def text_lines(found: dict[str, Any]) -> list[str]:
              f"{found['base'][:7]}..{found['head'][:7]} (range from {found['range_from']}): "
              f"{counts['agent_commits']} by an agent, {humans} by a human (signed), "
              f"{counts['unknown_commits']} unknown"]
+    lines += _untrusted_note(found["commits"])
     by_commit: dict[str | None, list[dict[str, Any]]] = {}
     for f in found["findings"]:
         by_commit.setdefault(f["commit"], []).append(f)
@@ -112,3 +113,18 @@ def text_lines(found: dict[str, Any]) -> list[str]:
     else:
         lines.append("handrail ci: clean: every commit passes the git rules")
     return lines
+
+
+def _untrusted_note(commits: list[dict[str, Any]]) -> list[str]:
+    """One line for every signature that counted for nothing, and why (the first reason)."""
+    from handrail.ci.judge import UNTRUSTED
+    from handrail.policy.gitrules import display
+
+    doubted = [c for c in commits if str(c.get("evidence") or "").startswith(UNTRUSTED)]
+    if not doubted:
+        return []
+    n = len(doubted)
+    why = str(doubted[0]["evidence"])[len(UNTRUSTED):]
+    more = f" (and {n - 1} more)" if n > 1 else ""
+    return [f"note: {n} signed commit{'s' if n != 1 else ''} counted as unknown, the signature proving nothing: "
+            f"{doubted[0]['commit'][:7]}: {display(why)}{more}"]

@@ -20,8 +20,9 @@ an agent pushes. The ref-level `publish` rule binds the pusher (see gitrules).
 
 Refused when commits are pushed while no task is in an edit phase (this is what
 catches `--no-verify`), when a pushed commit breaks the path, budget or secret rules
-(content read from the commits, never from the work tree), or when the publish gate
-is needed and closed.
+(content read from the commits, never from the work tree), when a pushed branch's
+commits since the remote's protected branches exceed the budget together, or when the
+publish gate is needed and closed.
 
 Exit 0: the push goes on. Exit 1: refused, also on any internal error.
 """
@@ -76,6 +77,7 @@ class Push(NamedTuple):
     hidden: list[str]                 # commits the remote already has
     doubted: list[str]                # tracking refs no fetch from the remote wrote: they hide nothing
     framework: bool
+    tracking: dict[str, str]          # the remote's tracking refs a fetch or push wrote: name -> commit
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -112,6 +114,7 @@ def _run(repo: pygit2.Repository, project: str, argv: list[str], env: Mapping[st
     if push.updates:
         problems += envelope_problems(project, policy)
     problems += _commit_problems(repo, push, per_tip, commits, policy, makers)
+    problems += _budget_problems(repo, push, policy)
     if not problems:
         return EXIT_OK
     text = gitrules.render(problems, ACTION)
@@ -173,6 +176,43 @@ def _commit_problems(repo: pygit2.Repository, push: Push, per_tip: dict[str, lis
             out += [p._replace(what=p.what + where) for p in found]
     held = _held(repo, push, per_tip, {p.commit for p in out if p.commit})
     return [gitrules.held_elsewhere(p) if p.commit in held else p for p in out]
+
+
+def _budget_problems(repo: pygit2.Repository, push: Push, policy: GitPolicy) -> list[Problem]:
+    """Rule 4 over each pushed branch's commits together (hooks/rangebudget.py): every commit
+    it holds that the remote's protected branches do not, pushed now or before, so neither
+    many small commits in one push nor many small pushes stay under the task's budget."""
+    from handrail import repo as git
+    from handrail.hooks import rangebudget
+
+    if not any(v is not None for t in policy.edit for v in t.limits.values()):
+        return []
+    floor = _mainline(push, policy)
+    trees = git.TreeCache(repo)
+    out: list[Problem] = []
+    for tip, (label, _ref) in push.tips.items():
+        commits = list(git.new_commits(repo, [tip], floor))
+        shares = [rangebudget.share(c, changes, policy.edit) for c in commits
+                  if (changes := git.commit_changes(repo, c, trees)).changes]
+        fix = ("split the work into branches within the task's budget, each merged before the next, or have a human "
+               "raise max_changed_files or max_diff_lines in the task's contract")
+        found = rangebudget.range_problems(repo, rangebudget.fork_point(repo, tip, floor), tip, shares, fix=fix)
+        out += [p._replace(what=f"{p.what} [{label}]") for p in found]
+    return out
+
+
+def _mainline(push: Push, policy: GitPolicy) -> list[str]:
+    """What a branch's work is counted from: the remote's protected branches as this clone
+    last fetched them, and the remote's own tip of a protected branch pushed now; where
+    neither is known, what the remote already has (each push then counts alone)."""
+    from handrail.policy.gitrules import protected
+
+    prefix = f"refs/remotes/{push.remote}/"
+    floor = [oid for name, oid in push.tracking.items()
+             if name.startswith(prefix) and protected("refs/heads/" + name[len(prefix):], policy.protected_branches)]
+    floor += [u.remote_oid for u in push.updates
+              if u.remote_oid and protected(u.remote_ref, policy.protected_branches)]
+    return floor or push.hidden
 
 
 def _held(repo: pygit2.Repository, push: Push, per_tip: dict[str, list[str]], wanted: set[str]) -> set[str]:
@@ -264,7 +304,7 @@ def _plain(repo: pygit2.Repository, argv: list[str], text: str) -> Push:
             hidden.append(known)
         if local_commit is not None:
             tips.setdefault(local_commit, (f"pushed as {remote_ref}", local_ref))
-    return Push(remote, updates, tips, hidden, doubted, framework=False)
+    return Push(remote, updates, tips, hidden, doubted, False, tracking)
 
 
 def _framework(repo: pygit2.Repository, env: Mapping[str, str]) -> Push:
@@ -292,7 +332,7 @@ def _framework(repo: pygit2.Repository, env: Mapping[str, str]) -> Push:
         known = from_ref or (tracking.get(f"refs/remotes/{remote}/{short}") if remote else None)
         force = known is not None and not git.is_ancestor(repo, known, to_ref)
         updates.append(RefUpdate(local_ref, to_ref, remote_ref, known, force))
-    return Push(remote, updates, tips, hidden, doubted, framework=True)
+    return Push(remote, updates, tips, hidden, doubted, True, tracking)
 
 
 if __name__ == "__main__":

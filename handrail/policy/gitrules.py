@@ -57,7 +57,8 @@ RULES: tuple[tuple[str, str, str], ...] = (
     (EDIT_TASK, EVERYONE, "a commit that changes files, and a push that carries commits, need a task in an edit phase"),
     (PATH, "per pattern", "changed paths (both sides of a rename or copy) must pass every path rule"),
     (HUMAN_GATE, EVERYONE, "a path under a gate theme the contract requires waits for a human's approval"),
-    (GOVERNOR, EVERYONE, "each commit stays within max_changed_files and max_diff_lines"),
+    (GOVERNOR, EVERYONE, "each commit, and a task's commits of a push or pull request together, stay within "
+                         "max_changed_files and max_diff_lines"),
     (SECRET, EVERYONE, "no private key or well-known token in committed content"),
     (PUBLISH, AGENTS, "a force push, a ref deletion, a tag or a push to a protected branch waits for the publish "
                       "gate; agents' commits onto a protected branch or a tag wait for it whoever pushes"),

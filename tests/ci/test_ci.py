@@ -171,7 +171,7 @@ def signing_key(project: Repo, tmp_path: Path, *, trusted: bool = True) -> None:
     key = tmp_path / "id_ed25519"
     subprocess.run(["ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-C", "dev", "-f", str(key)], check=True)
     allowed = tmp_path / "allowed_signers"
-    allowed.write_text(f"test@example.com {(tmp_path / 'id_ed25519.pub').read_text()}" if trusted else "")
+    allowed.write_text(f"committer@example.com {(tmp_path / 'id_ed25519.pub').read_text()}" if trusted else "")
     project.git("config", "gpg.format", "ssh")
     project.git("config", "user.signingkey", str(key))
     project.git("config", "gpg.ssh.allowedSignersFile", str(allowed))
