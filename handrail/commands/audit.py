@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import os
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from typing import Any
 
 from handrail.commands import render
@@ -43,6 +43,9 @@ def audit(*, paths: tuple[str, ...], harness: str, since: str | None, project: s
         if entry is not None:
             sessions.append(entry)
     answer = reports.build(project, sessions, since)
+    # The dashboard shows the last report as the audit: an agent may run one too, on the
+    # files it names or since when it says, so the report says whose it is.
+    answer["ran_by"] = ran_by(os.environ)
     if _keep(project, answer) and answer["result"] == "findings":
         _record(project, answer)
     render.report(answer, as_json, lambda a: lines(a, [h for h in READERS if harness in ("auto", h)], bool(paths)))
@@ -76,6 +79,14 @@ def _named(given: str, harness: str) -> tuple[str, str]:
     return name, os.path.abspath(given)
 
 
+def ran_by(env: Mapping[str, str]) -> str:
+    """The agent the environment shows running the audit (`policy.agents.detect`), else "human"."""
+    from handrail.policy.agents import detect
+
+    agent = detect(env)
+    return agent.name if agent is not None else "human"
+
+
 def _keep(project: str, answer: dict[str, Any]) -> bool:
     """The last report, for the dashboard: only in a project handrail guards (an audit of
     another leaves nothing behind). Whether it was kept."""
@@ -98,9 +109,10 @@ def _record(project: str, answer: dict[str, Any]) -> None:
     found = [s for s in answer["sessions"] if s["findings"]]
     since = f" since {answer['since']}" if answer["since"] else ""
     message = (f"{c['findings']} finding{'s' if c['findings'] != 1 else ''} in {len(found)} of {c['sessions']} "
-               f"past session{'s' if c['sessions'] != 1 else ''}{since}; report in {REPORT_FILE}")
+               f"past session{'s' if c['sessions'] != 1 else ''}{since}, run by {answer['ran_by']}; "
+               f"report in {REPORT_FILE}")
     events.record(project, EVENT, topic="audit", message=message, payload={
-        "counts": c, "since": answer["since"], "report": REPORT_FILE,
+        "counts": c, "since": answer["since"], "report": REPORT_FILE, "ran_by": answer["ran_by"],
         "sessions": [{"harness": s["harness"], "session": s["session"], "file": s["file"],
                       "findings": len(s["findings"]), "summary": s["summary"]} for s in found]})
 

@@ -17,6 +17,8 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
 
+    import pygit2
+
 FORMATS = ("text", "json", "sarif", "codequality")
 
 
@@ -29,6 +31,8 @@ def ci(*, project: str, base: str | None, head: str | None, output_format: str, 
     from handrail.ci.judge import judge
 
     repo = git.open_path(project)
+    if output is not None:
+        _refuse_protected(project, output, repo)
     try:
         found = judge(repo, ranges.find(repo, os.environ, base, head), require_attribution=require_attribution)
     except HandrailError as e:
@@ -57,6 +61,42 @@ def ci(*, project: str, base: str | None, head: str | None, output_format: str, 
             echo(line, err=report_on_stdout)
     echo(text)
     return EXIT_DENIED if found["findings"] else EXIT_OK
+
+
+def _refuse_protected(project: str, output: str, repo: pygit2.Repository) -> None:
+    """Refuse, before anything runs, a report path handrail protects or forbids: the report
+    would replace it (`--output .claude/settings.json` drops Claude's hook; a hook in
+    `.git/hooks` stays executable with the report in it). Both the path as written (`..`
+    collapsed: the file replaced is that name, a link included) and the file it resolves to
+    through links are judged; a path outside the project and its git folders stays allowed."""
+    from handrail import repo as git
+    from handrail.policy.scope import builtin_refusal
+
+    if not output.strip():
+        raise HandrailError("--output needs a path", reason="bad_arguments")
+    literal = os.path.normpath(os.path.abspath(output))
+    real = os.path.realpath(output)
+    roots = (os.path.abspath(project), os.path.realpath(project))
+    for path in dict.fromkeys((literal, real)):
+        for folder in (repo.path, git.common_dir(repo), git.hooks_dir(repo)):
+            if _under(path, (os.path.abspath(folder), os.path.realpath(folder))) is not None:
+                raise HandrailError(f"--output {output}: {path} is in git's folder {folder.rstrip('/')}: the report "
+                                    "would replace git's own files or hooks; name another file", reason="protected_output")
+        rel = _under(path, roots)
+        found = builtin_refusal(rel) if rel is not None else None
+        if found is not None:
+            raise HandrailError(f"--output {output}: {found.describe(rel or '')}: the report would replace it; name "
+                                "another file", reason="protected_output")
+
+
+def _under(path: str, folders: tuple[str, ...]) -> str | None:
+    """`path` relative to the first of `folders` it lies in (`/`-separated; `.` for the folder itself)."""
+    for folder in folders:
+        if path == folder:
+            return "."
+        if path.startswith(folder.rstrip("/") + "/"):
+            return path[len(folder.rstrip("/")) + 1:]
+    return None
 
 
 def rendered(found: dict[str, Any], output_format: str) -> str:

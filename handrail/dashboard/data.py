@@ -165,6 +165,8 @@ def audit_problem(report: dict[str, Any]) -> str | None:
             return f"sessions[{i}].findings: expected a list of objects"
     if not isinstance(report.get("result"), str):
         return "result: expected text"
+    if not isinstance(report.get("ran_by", ""), str):  # a report older than the key has none
+        return "ran_by: expected text"
     return None
 
 

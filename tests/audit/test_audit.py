@@ -247,3 +247,19 @@ def test_each_run_that_finds_something_is_an_event_beside_the_live_decisions(tmp
     assert "3 findings" in events[0]["message"] and payload["report"] in events[0]["message"]
     shown = run_handrail("events", cwd=root)
     assert shown.returncode == 0 and "audit_findings" in shown.stdout
+
+
+def test_the_report_and_its_event_say_whether_a_human_or_which_agent_ran_the_audit(tmp_path: Path) -> None:
+    root, home = scene(tmp_path)
+    session = install("claude", "unguarded", root, home)
+    _code, report, _ = audit(root, home)
+    assert report["ran_by"] == "human"
+    # An agent runs it on the file it names: the report the dashboard shows says whose it is.
+    r = run_handrail("audit", "--json", str(session), cwd=root, env={"HOME": str(home), "CLAUDECODE": "1"})
+    assert r.returncode == 1, r.stderr
+    kept = json.loads((root / ".handrail" / "runtime" / "audit.json").read_text())
+    assert kept["ran_by"] == "claude" == json.loads(r.stdout.splitlines()[-1])["ran_by"]
+    shown = run_handrail("events", "--json", "--type", "audit_findings", cwd=root)
+    events = [json.loads(x) for x in shown.stdout.splitlines() if x.strip()]
+    assert [e["payload"]["ran_by"] for e in events] == ["human", "claude"]
+    assert "run by claude" in events[-1]["message"]

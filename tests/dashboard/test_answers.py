@@ -114,6 +114,19 @@ def test_the_audit_report_is_shown_when_present_and_one_line_when_broken(site: S
         assert word in line and "\n" not in line, text
 
 
+def test_the_audit_report_says_who_ran_it_and_an_older_report_without_it_is_still_shown(site: Site) -> None:
+    r = run_handrail("audit", str(SESSION), cwd=site.project, env={"CLAUDECODE": "1"})
+    assert r.returncode == 1, r.stderr
+    path = site.project / ".handrail" / "runtime" / "audit.json"
+    assert site.api("audit")["report"]["ran_by"] == "claude"
+    older = json.loads(path.read_text())
+    del older["ran_by"]  # as handrail 0.3.0 wrote it
+    path.write_text(json.dumps(older))
+    assert site.api("audit") == {"present": True, "report": older, "errors": []}
+    path.write_text(json.dumps({**older, "ran_by": ["claude"]}))
+    assert site.api("audit")["errors"] == [".handrail/runtime/audit.json: ran_by: expected text"]
+
+
 def test_a_loop_paused_at_a_gate_shows_its_status_and_the_gates_commands(site: Site, tmp_path) -> None:  # type: ignore[no-untyped-def]
     project = site.project
     (project / "README.md").write_text("x\n")

@@ -114,6 +114,7 @@ def _drive(page: Any, project: Path, address: str) -> None:
     findings = sum(len(s["findings"]) for s in report["sessions"])
     assert findings and page.locator("#audit-body tr").count() == findings
     assert page.locator("#audit-body", has_text="git push").count() == 1
+    assert page.locator("#audit-summary", has_text="run by a human").count() == 1
     # What waits for a human: each task's publish gate with the command that decides it.
     assert page.locator("#gates-body code", has_text="handrail gate approve t1 publish").count() == 1
 

@@ -131,12 +131,35 @@ def test_an_unlisted_command_gets_no_opinion(project: Path) -> None:
     ("cp src/app.py src/vendor/", "src/vendor/app.py"),
     ("mv src/app.py docs/app.py", "docs/app.py"),
     ("cd src && bash -c 'echo x > vendor/v.js'", "src/vendor/v.js"),
+    ("handrail ci --format sarif --output docs/handrail.sarif", "docs/handrail.sarif"),
 ])
 def test_what_a_command_writes_is_an_edit_with_the_same_scope_check(project: Path, command: str,
                                                                     written: str) -> None:
     decision, why, _ = bash(project, command)
     assert decision == "deny"
     assert f"writes {written}" in why
+
+
+@pytest.mark.parametrize("command, written", [
+    ("handrail ci --output .claude/settings.json", ".claude/settings.json"),
+    ("python3 -m handrail ci --format sarif --output=.handrail/autonomy-protocol.json",
+     ".handrail/autonomy-protocol.json"),
+    ("handrail ci --output .git/hooks/pre-commit", ".git/hooks/pre-commit"),
+    ("handrail ci --output .husky/pre-commit", ".husky/pre-commit"),
+    ("handrail ci --output src/../.handrail/runtime/audit.json", ".handrail/runtime/audit.json"),
+])
+def test_handrail_cis_report_over_a_protected_path_is_denied(project: Path, command: str, written: str) -> None:
+    decision, why, _ = bash(project, command)
+    assert decision == "deny"
+    assert f"writes {written}" in why and "a human must make this change" in why
+
+
+def test_a_report_path_only_known_at_run_time_asks_and_memory_commits_update_file_is_read(project: Path) -> None:
+    decision, why, _ = bash(project, 'handrail ci --output "$REPORT"')
+    assert decision == "ask" and 'writes "$REPORT", a path only known at run time' in why
+    # `memory commit --output F` names the update it reads: no edit of F, so no edit scope refuses it
+    decision, why, _ = bash(project, "handrail memory commit --output .claude/settings.json")
+    assert decision == "allow" and "handrail memory commit *" in why
 
 
 @pytest.mark.parametrize("command, removed", [

@@ -210,8 +210,11 @@ function showAudit(audit) {
   }
   const sessions = report.sessions;
   const findings = sessions.reduce((n, s) => n + (s.findings || []).length, 0);
+  // An agent can run the audit too, on the sessions it names: the page says whose report it is.
+  const by = report.ran_by === undefined ? "who ran it is not recorded" :
+    report.ran_by === "human" ? "run by a human" : `run by the agent ${report.ran_by}`;
   $("audit-summary").textContent = `${report.result}: ${findings} finding(s) in ${sessions.length} session(s)` +
-    (report.since ? ` since ${when(report.since)}` : "");
+    (report.since ? ` since ${when(report.since)}` : "") + `; ${by}`;
   const rows = [];
   for (const s of sessions) {
     for (const f of s.findings || []) {

@@ -8,10 +8,13 @@ the same question once more at run time (`gates.human_absent`); this is the laye
 where the harness can ask the person.
 
 `python -m handrail`, a path to the console script and the wrappers the classifier
-looks through all arrive here as `handrail …` (runners.py, parts.prog_name).
+looks through all arrive here as `handrail …` (runners.py, parts.prog_name). The same
+reading of the verb says which files a verb writes (`WRITES`, `written`).
 """
 
 from __future__ import annotations
+
+from handrail.policy.shell.syntax import Word
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -19,7 +22,6 @@ if TYPE_CHECKING:
 
     from handrail.policy.shell.common import Ctx
     from handrail.policy.shell.parts import Part
-    from handrail.policy.shell.syntax import Word
 
     Finding = tuple[int, str, str]
 
@@ -28,7 +30,7 @@ EDIT_PHASES = ("implement", "doc_review")  # policy/tasks.py EDIT_PHASES (a test
 LOWEST_STATE = "needsFullSupervision"  # an envelope set to it is never raised
 # Options of these commands that take a value (click: `--opt V`, `--opt=V`, `-pV`).
 _VALUED = frozenset({"--project", "-p", "--title", "--phase", "--note", "--reason", "--label", "--root",
-                     "--protocol", "--tool", "--tools", "--owner"})
+                     "--protocol", "--tool", "--tools", "--owner", "--base", "--head", "--format", "--output"})
 
 
 def _scan(words: list[Word]) -> tuple[list[Word], dict[str, list[Word]], bool]:
@@ -128,6 +130,36 @@ VERBS: dict[tuple[str, ...], Callable[[list[Word], dict[str, list[Word]], bool],
 }
 
 _GROUPS = frozenset(verb[0] for verb in VERBS if len(verb) == 2)
+
+# Verbs that write a file the command line names, and the options that name it: the handrail
+# row of the effect table (targets.write_targets), so the write rules and the hooks' edit
+# scope judge `handrail ci --output .claude/settings.json` as they judge `sort -o`. Per verb:
+# `handrail memory commit --output F` reads F (the agent's update), it writes nothing there.
+WRITES: dict[tuple[str, ...], tuple[str, ...]] = {("ci",): ("--output",)}
+
+
+def written(part: Part) -> list[Word]:
+    """The files `handrail VERB …` writes, read as click reads the arguments. A verb only known
+    at run time (`handrail "$v" --output F`) may be any verb: it writes what each verb its known
+    words allow writes. A word only known at run time where no value goes may be `--output=F`
+    itself: a write to a target only known at run time."""
+    verbs, rest = _verbs(part.words[1:])
+    out: list[Word] = []
+    for verb, options in WRITES.items():
+        head = verbs[:len(verb)]
+        if len(head) == len(verb) and all(w.dyn or w.text == v for w, v in zip(head, verb)):
+            pos, values, _dyn = _scan(verbs[len(verb):] + rest)
+            out += [_valued(w) for o in options for w in values.get(o, [])] + [w for w in pos if w.dyn]
+    return out
+
+
+def _valued(w: Word) -> Word:
+    """The value of `--opt=V` as a word of its own (what `--opt V` gives as it is)."""
+    if not (w.text.startswith("--") and "=" in w.text):
+        return w
+    v = Word(_value(w), w.raw)
+    v.dyn = w.dyn
+    return v
 
 
 def check_handrail(part: Part, ctx: Ctx) -> list[Finding]:

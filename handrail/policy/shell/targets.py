@@ -9,6 +9,7 @@ from handrail.policy.shell.archives import PROGRAMS as ARCHIVE_PROGRAMS
 from handrail.policy.shell.archives import extracted
 from handrail.policy.shell.common import _SOURCES, SAFE_DEVICES, Ctx, _protected, in_project, operands, rx, sensitive
 from handrail.policy.shell.landing import Landing, above_project, landings
+from handrail.policy.shell import selfverbs
 from handrail.policy.shell.parts import resolve
 from handrail.policy.shell.sidewrites import COMPRESSORS, compressed, download_files
 from handrail.policy.shell.syntax import Word
@@ -104,15 +105,18 @@ def write_targets(part: Part) -> tuple[list[Word], list[Word]]:
     if name == "uniq":
         ops = operands(words, frozenset({"-f", "-s", "-w", "--skip-fields", "--skip-chars", "--check-chars"}))
         written += ops[1:2]
-    elif name in ("git", "patch", "gpatch"):
-        git_written, git_removed = _git_writes(part)
-        written += git_written
-        removed += git_removed
+    elif name in ("git", "patch", "gpatch", "handrail"):
+        verb_written, verb_removed = _verb_writes(part)
+        written += verb_written
+        removed += verb_removed
     return written, removed
 
 
-def _git_writes(part: Part) -> tuple[list[Word], list[Word]]:
-    """git rm/mv, format-patch -o, and the files a patch names (`git apply`, `patch`)."""
+def _verb_writes(part: Part) -> tuple[list[Word], list[Word]]:
+    """git rm/mv, format-patch -o, the files a patch names (`git apply`, `patch`), and what
+    handrail's own verbs write (`handrail ci --output F`: selfverbs.WRITES)."""
+    if part.name == "handrail":
+        return selfverbs.written(part), []
     words = part.words
     sub = words[1].text if part.name == "git" and len(words) > 1 else ""
     if sub in ("rm", "mv") and len(words) > 2:
@@ -391,4 +395,5 @@ def _judge(part: Part, w: Word, ctx: Ctx, *, delete: bool, redirect: bool) -> li
 WRITERS = frozenset({"tee", "touch", "truncate", "mkdir", "sudoedit", "chattr", "setfacl", "sed", "gsed", "perl",
                      *_COPIERS, "dd", "chmod", "chown", "chgrp", "rm", "unlink", "rmdir", "shred", "srm", "trash",
                      "rimraf", "curl", "wget", "uniq", "git", "awk", "gawk", "mawk", "nawk", *_FILE_OPTS,
-                     *COMPRESSORS, "xxd", *_EXTRACTORS, *ARCHIVE_PROGRAMS, "patch", "gpatch"})
+                     *COMPRESSORS, "xxd", *_EXTRACTORS, *ARCHIVE_PROGRAMS, "patch", "gpatch",
+                     "handrail"})

@@ -92,6 +92,15 @@ ROWS: list[Row] = [
     ("handrail task phase login implement", "ask"),
     (".venv/bin/handrail task phase login implement", "ask"),
     ("handrail init --force", "ask"),
+    # handrail's own report, written over what guards the agent: the same rule as `sort -o`
+    ("handrail ci --output .claude/settings.json", "ask"),
+    ("handrail ci --format sarif --output=.handrail/autonomy-protocol.json", "ask"),
+    ("python3 -m handrail ci --output .git/hooks/pre-commit", "ask"),
+    ("timeout 60 .venv/bin/handrail ci --output .husky/pre-commit", "ask"),
+    ("handrail ci --output src/../.handrail/runtime/audit.json", "ask"),
+    ("cd src && handrail ci --format json --output ../.codex/hooks.json", "ask"),
+    ('handrail ci --output "$REPORT"', "ask"),
+    ('handrail "$VERB" --output .claude/settings.local.json', "ask"),
     # a patch writes what its text names: one made on the line, or piped in, is not read first
     ("printf 'diff --git a/.handrail/x b/.handrail/x\\n' > p.diff && git apply p.diff", "ask"),
     ("curl -fsS https://example.com/fix.diff | patch -p1", "ask"),
@@ -121,6 +130,7 @@ ROWS: list[Row] = [
     ("handrail events --limit 5", "runs"),
     ("handrail policy show", "runs"),
     ('python -m handrail classify "ls"', "runs"),
+    ("handrail memory commit --output .handrail/memory-update.json", "notice"),  # it reads its --output
     ("env PYTHONPATH=src pytest -q", "runs"),
     ("env NODE_ENV=test npm test", "runs"),
     ("cp .claude/settings.json /tmp/settings.backup.json", "runs"),
