@@ -7,8 +7,10 @@ is (policy/authorship.py), exactly as pre-push binds a pushed commit:
 
 - `edit_task`, `path`, `governor`, `secret`: the git rules themselves (policy/gitrules.py
   through hooks/gitcheck.py, the code pre-push runs; nothing is judged twice here);
-- `policy_change`: a commit that changes the policy, the git hooks' config or a
-  harness's permission files, whoever made it (`gitrules.policy_change_problems`);
+- `policy_change`: a commit that changes the policy, the git hooks' config, a harness's
+  permission files or the CI configuration, whoever made it (`gitrules.policy_change_problems`),
+  or a file the commit's GitLab pipeline includes (ci/gitlabci.py), or adds or repoints a
+  symbolic link or a submodule that leads where no path rule looks (policy/links.py);
 - `rewrite`: the engine says the branch was force-pushed, or its old tip is not an
   ancestor of the new one (ci/range.py);
 - `unattributed`: with `require_attribution`, a commit that carries no agent's mark.
@@ -34,10 +36,11 @@ import pygit2
 
 from handrail import repo as git
 from handrail.ci import range as ranges
+from handrail.ci.gitlabci import Includes, include_problems
 from handrail.ci.intree import TreePolicies
 from handrail.errors import HandrailError
 from handrail.hooks.gitcheck import check_changes
-from handrail.policy import gitrules
+from handrail.policy import gitrules, links
 from handrail.policy.authorship import Maker, made_by
 
 VERSION = 1
@@ -53,6 +56,7 @@ def judge(repo: pygit2.Repository, rng: ranges.Range, *, require_attribution: bo
     commits = list(git.new_commits(repo, [rng.head], [rng.base]))
     ranges.check_depth(repo, commits, rng.base)
     policies = TreePolicies(repo)
+    includes = Includes(repo)
     trees = git.TreeCache(repo)
     entries: list[dict[str, Any]] = []
     findings: list[dict[str, Any]] = []
@@ -66,7 +70,7 @@ def judge(repo: pygit2.Repository, rng: ranges.Range, *, require_attribution: bo
         entries.append({"commit": oid, "summary": _first_line(message), "author": author, "made_by": who,
                         "agent": maker.name if maker else None,
                         "evidence": maker.evidence if maker else f"signature: {signed}" if signed else None})
-        findings += [_finding(p, oid, who) for p in _problems(repo, oid, policies, trees, maker)]
+        findings += [_finding(p, oid, who) for p in _problems(repo, oid, policies, trees, maker, includes)]
         findings += [_finding(p, oid, who) for p in gitrules.message_secret_problems(message, oid)]
         if require_attribution and who == UNKNOWN:
             findings.append(_unattributed(oid, _first_line(message)))
@@ -87,11 +91,11 @@ def judge(repo: pygit2.Repository, rng: ranges.Range, *, require_attribution: bo
 
 
 def _problems(repo: pygit2.Repository, oid: str, policies: TreePolicies, trees: git.TreeCache,
-              maker: Maker | None) -> list[gitrules.Problem]:
+              maker: Maker | None, includes: Includes) -> list[gitrules.Problem]:
     """The rules pre-push applies to one pushed commit, and policy_change. An object the
     rules would read and this clone lacks is an error, never content judged clean."""
     try:
-        return _rules(repo, oid, policies, trees, maker)
+        return _rules(repo, oid, policies, trees, maker, includes)
     except (KeyError, pygit2.GitError) as e:
         raise HandrailError(f"commit {oid[:7]}: cannot read an object it needs ({_said(e)}): "
                             f"{_missing_fix(repo)}", reason="missing_object") from None
@@ -109,7 +113,7 @@ def _missing_fix(repo: pygit2.Repository) -> str:
 
 
 def _rules(repo: pygit2.Repository, oid: str, policies: TreePolicies, trees: git.TreeCache,
-           maker: Maker | None) -> list[gitrules.Problem]:
+           maker: Maker | None, includes: Includes) -> list[gitrules.Problem]:
     changes = git.commit_changes(repo, oid, trees)
     missing = git.missing_objects(changes)
     if missing:
@@ -126,7 +130,29 @@ def _rules(repo: pygit2.Repository, oid: str, policies: TreePolicies, trees: git
         out.append(first)
     out += check_changes(changes, policy, commit=oid, gates=False)
     out += gitrules.policy_change_problems(changes.changes, policy, oid)
+    out += _link_problems(repo, oid, changes)
+    out += include_problems(changes.changes, includes.at(repo[oid].peel(pygit2.Commit).tree), oid)
     return out
+
+
+def _link_problems(repo: pygit2.Repository, oid: str, changes: git.ChangeSet) -> list[gitrules.Problem]:
+    """Symbolic links and submodules the commit adds or repoints, followed through its own tree."""
+    if not links.linked(changes.changes):
+        return []  # most commits: no tree is read
+    tree = repo[oid].peel(pygit2.Commit).tree
+
+    def text(data: bytes | None) -> str | None:
+        return None if data is None else data.decode("utf-8", "surrogateescape")
+
+    def link_at(path: str) -> str | None:
+        try:
+            entry = tree[path]
+        except (KeyError, ValueError, UnicodeError):
+            return None
+        return text(git.blob_data(repo, entry.id)) if links.kind(entry.filemode) == links.SYMLINK else None
+
+    targets = {c.path: text(changes.content(c)) for c in changes.changes if links.kind(c.new_mode) == links.SYMLINK}
+    return links.link_problems(changes.changes, lambda c: targets.get(c.path), link_at, oid)
 
 
 def _finding(p: gitrules.Problem, oid: str, who: str) -> dict[str, Any]:
