@@ -9,8 +9,10 @@ is (policy/authorship.py), exactly as pre-push binds a pushed commit:
   through hooks/gitcheck.py, the code pre-push runs; nothing is judged twice here), and
   `governor` once more over the whole range, per task (hooks/rangebudget.py, as pre-push
   judges a push);
-- `policy_change`: a commit that changes the policy, the git hooks' config or a
-  harness's permission files, whoever made it (`gitrules.policy_change_problems`);
+- `policy_change`: a commit that changes the policy, the git hooks' config, a harness's
+  permission files or the CI configuration, whoever made it (`gitrules.policy_change_problems`),
+  or a file the commit's GitLab pipeline includes (ci/gitlabci.py), or adds or repoints a
+  symbolic link or a submodule that leads where no path rule looks (policy/links.py);
 - `rewrite`: the engine says the branch was force-pushed, or its old tip is not an
   ancestor of the new one (ci/range.py);
 - `unattributed`: with `require_attribution`, a commit that carries no agent's mark.
@@ -37,11 +39,12 @@ import pygit2
 from handrail import repo as git
 from handrail.ci import range as ranges
 from handrail.ci import signatures
+from handrail.ci.gitlabci import Includes, include_problems
 from handrail.ci.intree import TreePolicies
 from handrail.errors import HandrailError
 from handrail.hooks import rangebudget
 from handrail.hooks.gitcheck import check_changes
-from handrail.policy import gitrules
+from handrail.policy import gitrules, links
 from handrail.policy.authorship import Maker, made_by
 
 VERSION = 1
@@ -60,6 +63,7 @@ def judge(repo: pygit2.Repository, rng: ranges.Range, *, require_attribution: bo
     commits = list(git.new_commits(repo, [rng.head], [rng.base]))
     ranges.check_depth(repo, commits, rng.base)
     policies = TreePolicies(repo)
+    includes = Includes(repo)
     trees = git.TreeCache(repo)
     entries: list[dict[str, Any]] = []
     findings: list[dict[str, Any]] = []
@@ -73,7 +77,7 @@ def judge(repo: pygit2.Repository, rng: ranges.Range, *, require_attribution: bo
         who = AGENT if maker else HUMAN if signed.trusted else UNKNOWN
         entries.append({"commit": oid, "summary": _first_line(message), "author": author, "made_by": who,
                         "agent": maker.name if maker else None, "evidence": _evidence(maker, signed)})
-        found, share = _problems(repo, oid, policies, trees, maker)
+        found, share = _problems(repo, oid, policies, trees, maker, includes)
         findings += [_finding(p, oid, who) for p in found]
         if share is not None:
             shares.append(share)
@@ -99,11 +103,11 @@ def judge(repo: pygit2.Repository, rng: ranges.Range, *, require_attribution: bo
 
 
 def _problems(repo: pygit2.Repository, oid: str, policies: TreePolicies, trees: git.TreeCache,
-              maker: Maker | None) -> tuple[list[gitrules.Problem], rangebudget.Share | None]:
+              maker: Maker | None, includes: Includes) -> tuple[list[gitrules.Problem], rangebudget.Share | None]:
     """The rules pre-push applies to one pushed commit, and policy_change. An object the
     rules would read and this clone lacks is an error, never content judged clean."""
     try:
-        return _rules(repo, oid, policies, trees, maker)
+        return _rules(repo, oid, policies, trees, maker, includes)
     except (KeyError, pygit2.GitError) as e:
         raise HandrailError(f"commit {oid[:7]}: cannot read an object it needs ({_said(e)}): "
                             f"{_missing_fix(repo)}", reason="missing_object") from None
@@ -121,7 +125,7 @@ def _missing_fix(repo: pygit2.Repository) -> str:
 
 
 def _rules(repo: pygit2.Repository, oid: str, policies: TreePolicies, trees: git.TreeCache,
-           maker: Maker | None) -> tuple[list[gitrules.Problem], rangebudget.Share | None]:
+           maker: Maker | None, includes: Includes) -> tuple[list[gitrules.Problem], rangebudget.Share | None]:
     changes = git.commit_changes(repo, oid, trees)
     missing = git.missing_objects(changes)
     if missing:
@@ -138,7 +142,29 @@ def _rules(repo: pygit2.Repository, oid: str, policies: TreePolicies, trees: git
         out.append(first)
     out += check_changes(changes, policy, commit=oid, gates=False)
     out += gitrules.policy_change_problems(changes.changes, policy, oid)
+    out += _link_problems(repo, oid, changes)
+    out += include_problems(changes.changes, includes.at(repo[oid].peel(pygit2.Commit).tree), oid)
     return out, rangebudget.share(oid, changes, policy.edit)
+
+
+def _link_problems(repo: pygit2.Repository, oid: str, changes: git.ChangeSet) -> list[gitrules.Problem]:
+    """Symbolic links and submodules the commit adds or repoints, followed through its own tree."""
+    if not links.linked(changes.changes):
+        return []  # most commits: no tree is read
+    tree = repo[oid].peel(pygit2.Commit).tree
+
+    def text(data: bytes | None) -> str | None:
+        return None if data is None else data.decode("utf-8", "surrogateescape")
+
+    def link_at(path: str) -> str | None:
+        try:
+            entry = tree[path]
+        except (KeyError, ValueError, UnicodeError):
+            return None
+        return text(git.blob_data(repo, entry.id)) if links.kind(entry.filemode) == links.SYMLINK else None
+
+    targets = {c.path: text(changes.content(c)) for c in changes.changes if links.kind(c.new_mode) == links.SYMLINK}
+    return links.link_problems(changes.changes, lambda c: targets.get(c.path), link_at, oid)
 
 
 def _evidence(maker: Maker | None, signed: signatures.Verdict) -> str | None:

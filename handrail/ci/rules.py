@@ -50,9 +50,11 @@ RULES: tuple[Rule, ...] = (
          _ASKS[gitrules.PUBLISH],
          "A human approves the task's publish gate (handrail gate approve TASK publish) or publishes "
          "the work themselves."),
-    Rule(POLICY_CHANGE, "PolicyChange", "A commit changes the policy, the git hooks or a harness's permissions",
-         "a change to the autonomy protocol, the task contracts, the git hooks or a harness's permission "
-         "and hook files changes what agents may do, and is a human's call",
+    Rule(POLICY_CHANGE, "PolicyChange",
+         "A commit changes the policy, the git hooks, a harness's permissions or the CI configuration",
+         "a change to the autonomy protocol, the task contracts, the git hooks, a harness's permission, "
+         "hook and MCP files, the CI configuration that runs this check, or a symbolic link or submodule "
+         "that leads where no path rule looks, changes what agents may do, and is a human's call",
          "A reviewer who is not the change's author checks it before it is merged; an agent's commit of "
          "these files is refused locally, so an agent's one here went around the hooks."),
     Rule(REWRITE, "Rewrite", "The branch's history was rewritten (a force push)",

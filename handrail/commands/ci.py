@@ -81,7 +81,8 @@ def _refuse_protected(project: str, output: str, repo: pygit2.Repository) -> Non
         for folder in (repo.path, git.common_dir(repo), git.hooks_dir(repo)):
             if _under(path, (os.path.abspath(folder), os.path.realpath(folder))) is not None:
                 raise HandrailError(f"--output {output}: {path} is in git's folder {folder.rstrip('/')}: the report "
-                                    "would replace git's own files or hooks; name another file", reason="protected_output")
+                                    "would replace git's own files or hooks; name another file",
+                                    reason="protected_output")
         rel = _under(path, roots)
         found = builtin_refusal(rel) if rel is not None else None
         if found is not None:

@@ -78,6 +78,15 @@ PROTECTED: tuple[tuple[str, str, str], ...] = (
     (".pre-commit-hooks.yaml", AGENTS, "git hooks run by the pre-commit framework"),
     (".husky/**", AGENTS, "git hooks run by husky"),
     (".githooks/**", AGENTS, "git hooks folder"),
+    # The CI job is the layer no agent runs: whatever decides what it runs decides whether
+    # `handrail ci` runs at all, and whether its failure fails the pipeline.
+    (".github/workflows/**", AGENTS, "GitHub Actions workflows (they run the CI check, or drop it)"),
+    (".github/actions/**", AGENTS, "local GitHub Actions a workflow's steps run"),
+    (".gitlab-ci.yml", AGENTS, "the GitLab CI pipeline (it runs the CI check, or drops it)"),
+    (".gitlab/ci/**", AGENTS, "GitLab CI files the pipeline includes"),
+    # Who must review: the CI check leaves a policy change to a reviewer the owners name.
+    ("CODEOWNERS", AGENTS, "who must review which paths (read at the root, in .github/, .gitlab/ or docs/)"),
+    (".gitmodules", AGENTS, "submodules: code from another repository, which no path rule judges"),
 )
 
 FORBIDDEN_FILE = "forbidden_file"

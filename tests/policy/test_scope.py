@@ -64,6 +64,16 @@ PROTECTED_PATHS = [
     (".clinerules/hooks/PreToolUse", ".clinerules/hooks/**"),
     (".pre-commit-config.yaml", ".pre-commit-config.yaml"),
     (".aioson/config/autonomy-protocol.json", ".aioson/config/autonomy-protocol.json"),
+    # A subagent's file sets its own tools, permissionMode and hooks; a workflow runs the CI check.
+    (".claude/agents/reviewer.md", ".claude/agents/**"),
+    (".claude/commands/ship.md", ".claude/commands/**"),
+    (".mcp.json", ".mcp.json"),
+    (".vscode/settings.json", ".vscode/settings.json"),
+    (".github/workflows/ci.yml", ".github/workflows/**"),
+    (".gitlab-ci.yml", ".gitlab-ci.yml"),
+    (".gitmodules", ".gitmodules"),
+    ("CODEOWNERS", "CODEOWNERS"),
+    ("docs/CODEOWNERS", "CODEOWNERS"),
 ]
 
 
@@ -140,8 +150,9 @@ def test_forbidden_and_protected_matching_ignores_case(path: str, reason: str, t
 @pytest.mark.parametrize(
     "path",
     ["src/app.py", "README.md", "environment.py", "docs/env.md", "secrets.md", "src/secrets.py",
-     "keys/readme.md", "pem.txt", ".github/workflows/ci.yml", ".claude/agents/reviewer.md",
-     ".cursor/rules/style.mdc", "handrail/x.py", "my.git/x", "gitignore"],
+     "keys/readme.md", "pem.txt", ".github/workflows.md", ".github/ISSUE_TEMPLATE/bug.md", ".claude/README.md",
+     "CLAUDE.md", "AGENTS.md", ".cursor/rules/style.mdc", ".vscode/launch.json", "handrail/x.py", "my.git/x",
+     "gitignore"],
 )
 def test_ordinary_paths_pass_without_a_contract(path: str) -> None:
     assert path_refusal(path, None) is None

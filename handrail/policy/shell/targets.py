@@ -5,11 +5,11 @@ from __future__ import annotations
 
 import os
 
+from handrail.policy.shell import selfverbs
 from handrail.policy.shell.archives import PROGRAMS as ARCHIVE_PROGRAMS
 from handrail.policy.shell.archives import extracted
 from handrail.policy.shell.common import _SOURCES, SAFE_DEVICES, Ctx, _protected, in_project, operands, rx, sensitive
 from handrail.policy.shell.landing import Landing, above_project, landings
-from handrail.policy.shell import selfverbs
 from handrail.policy.shell.parts import resolve
 from handrail.policy.shell.sidewrites import COMPRESSORS, compressed, download_files
 from handrail.policy.shell.syntax import Word

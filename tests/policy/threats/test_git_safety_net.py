@@ -124,7 +124,9 @@ ROWS: list[Row] = [
     ("git config init.defaultBranch main", "notice"),
     ("git config core.autocrlf input", "notice"),
     ("git config --unset user.signingkey", "notice"),
-    ("git config -f .gitmodules submodule.lib.branch main", "notice"),
+    # .gitmodules is protected: the branch a submodule follows brings code nobody reviewed
+    ("git config -f .gitmodules submodule.lib.branch main", "ask"),
+    ("git config -f lib.cfg submodule.lib.branch main", "notice"),
     ("git config --get remote.origin.url", "silent"),
     ("git config --get-regexp '^alias\\.'", "silent"),
     ("git config -l", "silent"),
