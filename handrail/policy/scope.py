@@ -110,6 +110,14 @@ NEVER_WRITE_PATHS: tuple[str, ...] = (
     ".codex/hooks.json",
     "opencode.json",
     ".pre-commit-config.yaml",
+    ".husky/pre-commit",
+    ".githooks/pre-commit",
+    ".mcp.json",
+    ".claude/agents/a.md",
+    ".vscode/settings.json",
+    ".github/workflows/ci.yml",
+    ".gitlab-ci.yml",
+    ".gitmodules",
 )
 
 

@@ -41,6 +41,12 @@ def test_folders_and_negations_are_accepted(tmp_path: Path) -> None:
     ([".handrail/**"], [f"{KEY}[0]: '.handrail/**' would let agents write .handrail/autonomy-protocol.json"]),
     (["docs/**", ".handrail/tasks/**"], [f"{KEY}[1]: '.handrail/tasks/**' would let agents write"]),
     ([".claude/*.json"], ["would let agents write .claude/settings.json"]),
+    # what runs the CI check, and what an agent's harness starts or grants, is the leash too
+    ([".github/**"], ["would let agents write .github/workflows/ci.yml"]),
+    (["docs/**", ".gitlab-ci.yml"], [f"{KEY}[1]: '.gitlab-ci.yml' would let agents write .gitlab-ci.yml"]),
+    ([".mcp.json"], ["would let agents write .mcp.json"]),
+    ([".vscode/**"], ["would let agents write .vscode/settings.json"]),
+    ([".gitmodules"], ["would let agents write .gitmodules"]),
     (["../elsewhere/**"], [f"{KEY}[0]: '../elsewhere/**': write paths lie inside the project: no '..'"]),
     (["   "], [f"{KEY}[0]", "opens nothing"]),
     ([3], [f"{KEY}[0]", "not of type 'string'"]),
