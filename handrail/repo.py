@@ -28,6 +28,7 @@ from handrail.errors import HandrailError
 
 Z40 = "0" * 40
 GITLINK = 0o160000
+SYMLINK = 0o120000
 
 # Variables that describe how to reach a remote or who commits, not which repository:
 # they survive `no_git_env()` (the same list pre-commit keeps, plus identity).
@@ -129,11 +130,13 @@ class ChangeSet:
     algorithm is git's own, so the numbers are those `git diff --numstat` shows.
     """
 
-    __slots__ = ("_blobs", "changes", "repo")
+    __slots__ = ("_blobs", "changes", "repo", "tree")
 
-    def __init__(self, repo: pygit2.Repository, changes: list[Change]) -> None:
+    def __init__(self, repo: pygit2.Repository, changes: list[Change],
+                 tree: pygit2.Tree | pygit2.Index | None = None) -> None:
         self.repo = repo
         self.changes = changes
+        self.tree = tree  # what the changes lead to (a commit's tree, the index): where links are followed
         self._blobs: dict[pygit2.Oid, bytes | None] = {}
 
     def __len__(self) -> int:
@@ -151,6 +154,26 @@ class ChangeSet:
         """What the change leaves at its path; None for a deletion or a submodule."""
         return None if change.status == "D" else self.blob(change.new_id, change.new_mode)
 
+    def target(self, change: Change) -> str | None:
+        """The target a symbolic link's change leaves, as git holds it (bytes that are not
+        UTF-8 kept as surrogates); None for anything else, or a blob this clone lacks."""
+        if change.status == "D" or change.new_mode & 0o170000 != SYMLINK:
+            return None
+        return _text(self.content(change))
+
+    def link_at(self, path: str) -> str | None:
+        """The target of the symbolic link at `path` in the tree the changes lead to; None
+        where no link is. A change set made without that tree cannot follow links, and says so
+        rather than answer "no link"."""
+        if self.tree is None:
+            raise RuntimeError("this change set holds no tree to follow symbolic links through")
+        try:
+            entry = self.tree[path]
+        except (KeyError, ValueError, UnicodeError):
+            return None
+        mode = entry.mode if isinstance(entry, pygit2.IndexEntry) else entry.filemode
+        return _text(self.blob(entry.id, mode)) if mode & 0o170000 == SYMLINK else None
+
     def line_counts(self) -> tuple[int, int]:
         """(added, removed) content lines; binary files and submodules count none."""
         added = removed = 0
@@ -166,6 +189,10 @@ class ChangeSet:
                 added += plus
                 removed += minus
         return added, removed
+
+
+def _text(data: bytes | None) -> str | None:
+    return None if data is None else data.decode("utf-8", "surrogateescape")
 
 
 def count_lines(data: bytes | None) -> int:
@@ -235,13 +262,13 @@ def staged(repo: pygit2.Repository) -> ChangeSet:
     index = repo.index
     head = head_commit(repo)
     if head is None:
-        return ChangeSet(repo, [Change("A", e.path, None, e.id, None, e.mode, 0) for e in index])
+        return ChangeSet(repo, [Change("A", e.path, None, e.id, None, e.mode, 0) for e in index], index)
     diff = index.diff_to_tree(head.tree)
     changes = _from_diff(diff)
     others = merge_heads(repo)
     if not others:
-        return ChangeSet(repo, changes)
-    return ChangeSet(repo, _new_to_every_parent(changes, [c.tree for c in others]))
+        return ChangeSet(repo, changes, index)
+    return ChangeSet(repo, _new_to_every_parent(changes, [c.tree for c in others]), index)
 
 
 def _tree_entry(tree: pygit2.Tree, path: str) -> tuple[pygit2.Oid, int] | None:
@@ -350,8 +377,8 @@ def commit_changes(repo: pygit2.Repository, oid: str, trees: TreeCache | None = 
     parents = commit.parents
     changes = _changes_between(repo, parents[0].tree if parents else None, commit.tree, trees)
     if len(parents) <= 1:
-        return ChangeSet(repo, changes)
-    return ChangeSet(repo, _new_to_every_parent(changes, [p.tree for p in parents[1:]]))
+        return ChangeSet(repo, changes, commit.tree)
+    return ChangeSet(repo, _new_to_every_parent(changes, [p.tree for p in parents[1:]]), commit.tree)
 
 
 def missing_objects(changes: ChangeSet) -> list[str]:
@@ -508,7 +535,8 @@ def range_changes(repo: pygit2.Repository, base: str | None, head: str) -> Chang
     renames paired: `git diff base head` taken as one change, however many commits
     lie between, so a long range costs one tree comparison."""
     old = repo[base].peel(pygit2.Commit).tree if base else None
-    return ChangeSet(repo, _changes_between(repo, old, repo[head].peel(pygit2.Commit).tree, TreeCache(repo)))
+    new = repo[head].peel(pygit2.Commit).tree
+    return ChangeSet(repo, _changes_between(repo, old, new, TreeCache(repo)), new)
 
 
 # --------------------------------------------------------------------------- work tree (the loop runner)

@@ -43,7 +43,7 @@ from handrail.ci.gitlabci import Includes, include_problems
 from handrail.ci.intree import TreePolicies
 from handrail.errors import HandrailError
 from handrail.hooks import rangebudget
-from handrail.hooks.gitcheck import check_changes
+from handrail.hooks.gitcheck import check_changes, loosenings
 from handrail.policy import gitrules, links
 from handrail.policy.authorship import Maker, made_by
 
@@ -142,29 +142,9 @@ def _rules(repo: pygit2.Repository, oid: str, policies: TreePolicies, trees: git
         out.append(first)
     out += check_changes(changes, policy, commit=oid, gates=False)
     out += gitrules.policy_change_problems(changes.changes, policy, oid)
-    out += _link_problems(repo, oid, changes)
+    out += links.link_problems(loosenings(changes), oid)
     out += include_problems(changes.changes, includes.at(repo[oid].peel(pygit2.Commit).tree), oid)
     return out, rangebudget.share(oid, changes, policy.edit)
-
-
-def _link_problems(repo: pygit2.Repository, oid: str, changes: git.ChangeSet) -> list[gitrules.Problem]:
-    """Symbolic links and submodules the commit adds or repoints, followed through its own tree."""
-    if not links.linked(changes.changes):
-        return []  # most commits: no tree is read
-    tree = repo[oid].peel(pygit2.Commit).tree
-
-    def text(data: bytes | None) -> str | None:
-        return None if data is None else data.decode("utf-8", "surrogateescape")
-
-    def link_at(path: str) -> str | None:
-        try:
-            entry = tree[path]
-        except (KeyError, ValueError, UnicodeError):
-            return None
-        return text(git.blob_data(repo, entry.id)) if links.kind(entry.filemode) == links.SYMLINK else None
-
-    targets = {c.path: text(changes.content(c)) for c in changes.changes if links.kind(c.new_mode) == links.SYMLINK}
-    return links.link_problems(changes.changes, lambda c: targets.get(c.path), link_at, oid)
 
 
 def _evidence(maker: Maker | None, signed: signatures.Verdict) -> str | None:

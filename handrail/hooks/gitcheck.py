@@ -11,7 +11,7 @@ import pygit2
 
 from handrail import repo as git
 from handrail.errors import EXIT_DENIED
-from handrail.policy import gitrules
+from handrail.policy import gitrules, links
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -27,10 +27,13 @@ def load_policy(project: str, env: Mapping[str, str]) -> gitrules.GitPolicy:
 
 def check_changes(changes: git.ChangeSet, policy: gitrules.GitPolicy, *, commit: str | None = None,
                   gates: bool = True) -> list[gitrules.Problem]:
-    """Rules 2 to 5 for one commit's changes (rule 3 only where `gates`)."""
+    """Rules 2 to 5 for one commit's changes (rule 3 only where `gates`); rule 2 takes in
+    the symbolic links and submodules an agent's change adds or repoints (`loosenings`)."""
     problems: list[gitrules.Problem] = []
     for change in changes.changes:
         problems += gitrules.path_problems(change, policy, commit)
+    if policy.agent is not None:
+        problems += links.agent_problems(loosenings(changes), commit)
     if gates:
         problems += gitrules.gate_problems(changes.changes, policy)
     problems += gitrules.governor_problems(len(changes), changes.line_counts, policy, commit)
@@ -39,6 +42,15 @@ def check_changes(changes: git.ChangeSet, policy: gitrules.GitPolicy, *, commit:
         if data:
             problems += gitrules.secret_problems(change.path, data, commit)
     return problems
+
+
+def loosenings(changes: git.ChangeSet) -> list[links.Loosening]:
+    """The links and submodules these changes add or repoint that lead where no path rule
+    looks, each link followed through the tree the changes lead to (the index for a commit
+    being made, the commit's own tree for one pushed or judged in CI)."""
+    if not links.linked(changes.changes):
+        return []  # most changes: no tree is read
+    return links.loosenings(changes.changes, changes.target, changes.link_at)
 
 
 def envelope_problems(project: str, policy: gitrules.GitPolicy) -> list[gitrules.Problem]:

@@ -39,8 +39,9 @@ only an agent's commit.
 
 Answers: nothing when the commit may go on (a notice on stderr for paths the protocol's
 write_paths open); otherwise "handrail: commit refused: ..." on stderr, one line per
-problem (no task in an edit phase, a path outside scope or forbidden, a closed human gate,
-over budget, a secret in the staged content), each with its rule and the way forward.
+problem (no task in an edit phase, a path outside scope or forbidden, an agent's symbolic
+link or submodule leading where no path rule looks, a closed human gate, over budget, a
+secret in the staged content), each with its rule and the way forward.
 
 Exit codes:
   0  the commit goes on (also when nothing is staged)

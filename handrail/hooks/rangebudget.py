@@ -55,7 +55,7 @@ def range_problems(repo: pygit2.Repository, base: str | None, head: str, shares:
     whole = git.range_changes(repo, base, head)
     out: list[gitrules.Problem] = []
     for t in judged:
-        mine = git.ChangeSet(repo, [c for c in whole.changes if any(p in t.paths for p in c.paths())])
+        mine = git.ChangeSet(repo, [c for c in whole.changes if any(p in t.paths for p in c.paths())], whole.tree)
         where = f"the sum of {len(t.commits)} commits under task '{t.rules.slug}' ({_span(t.commits)})"
         out += gitrules.limit_problems(t.rules, len(mine), mine.line_counts, where=where, fix=fix)
     return out

@@ -11,7 +11,9 @@ Pre-commit rules, each binding whom the table below says:
                  harnesses' own files: a human's change to one is outside every
                  contract's scope rules, and an agent's change to one the protocol's
                  `write_paths` open passes with a notice (`write_path_notices`),
-                 bound only by the contracts' `forbidden_files`;
+                 bound only by the contracts' `forbidden_files`. An agent's symbolic
+                 link or submodule that leads where no path rule looks is refused
+                 the same way (policy/links.py, through hooks/gitcheck.py);
 3. `human_gate`  a changed path falls under a gate theme an edit task's contract
                  requires, and no human approved that gate;
 4. `governor`    the change exceeds `max_changed_files` or `max_diff_lines`;
@@ -229,7 +231,7 @@ _ANY: dict[bool, Callable[[str], object]] = {}
 _BINDS = {p: who for table in (scope.DEFAULT_FORBIDDEN, scope.PROTECTED) for p, who, _why in table}
 
 
-def _path_fix(path: str, commit: str | None, added: bool = False) -> str:
+def path_fix(path: str, commit: str | None, added: bool = False) -> str:
     if commit:
         return f"take it out of commit {commit[:7]} and push again: git rebase -i {commit[:7]}^"
     if added:  # `restore --staged` needs a HEAD, and only `rm --cached` unstages a new file
@@ -263,7 +265,7 @@ def _one_path(path: str, change: ChangeLike, policy: GitPolicy, commit: str | No
         if refusal is not None and not human_cleanup:
             whom = _BINDS.get(refusal.rule, EVERYONE)
             state = "is forbidden" if refusal.reason == scope.FORBIDDEN_FILE else "is protected"
-            fix = _path_fix(path, commit, added)
+            fix = path_fix(path, commit, added)
             if whom == AGENTS:
                 fix += " (a human may make this change)"
             return Problem(PATH, f"{shown}{how} {state}: {refusal.why}",
@@ -278,12 +280,12 @@ def _one_path(path: str, change: ChangeLike, policy: GitPolicy, commit: str | No
         if hit is not None:
             return Problem(PATH, f"{shown}{how} is forbidden by task '{t.slug}'",
                            f"forbidden_files '{hit}' from {t.contract}; binds everyone",
-                           _path_fix(path, commit, added), path, commit)
+                           path_fix(path, commit, added), path, commit)
     if bounded and not any(t.scope is not None and t.scope.allowed.match(path) is not None for t in bounded):
         sources = "; ".join(f"allowed_files {', '.join(t.scope.allowed.patterns)} from {t.contract}"  # type: ignore[union-attr]
                             for t in bounded)
-        fix = (_path_fix(path, commit, added) if commit else
-               f"{_path_fix(path, commit, added)}, or a human widens allowed_files in {bounded[0].contract}")
+        fix = (path_fix(path, commit, added) if commit else
+               f"{path_fix(path, commit, added)}, or a human widens allowed_files in {bounded[0].contract}")
         return Problem(PATH, f"{shown}{how} is outside the allowed_files of every edit task",
                        f"{sources}; binds everyone", fix, path, commit)
     return None

@@ -9,6 +9,11 @@ the link's target is followed through the links the commit's own tree holds, and
 that leads to or above a protected or default-forbidden path, out of the tree, or
 nowhere it can tell, is reported.
 
+The git hooks refuse the same links and submodules in an agent's commit, as they refuse
+an agent's change of a protected path (`agent_problems`); a human's commit of one is the
+human's call, which the CI check still puts before a reviewer (`link_problems`). One
+judgement (`loosenings`) feeds both.
+
 Nothing here reads git: the caller hands in each change's modes, the link's target and
 a lookup of the tree's other links.
 """
@@ -18,13 +23,15 @@ from __future__ import annotations
 import fnmatch
 import re
 from collections.abc import Callable, Iterable
-from typing import Protocol
+from typing import NamedTuple, Protocol, TypeVar
 
 from handrail.policy import gitrules, scope
 
 SYMLINK, GITLINK = 0o120000, 0o160000
 SOURCE = (f"handrail link rule (symbolic links and submodules, the {gitrules.POLICY_CHANGE} gate's reach); "
           "binds everyone")
+HOOK_SOURCE = ("handrail link rule (a symbolic link or submodule is a second name, or code, that no path rule "
+               "sees through); binds agents")
 MAX_HOPS = 40  # as the kernel's own limit on links followed in one lookup (ELOOP)
 _DRIVE = re.compile(r"^[A-Za-z]:")
 _PATTERNS = tuple(p for table in (scope.DEFAULT_FORBIDDEN, scope.PROTECTED) for p, _who, _why in table)
@@ -42,11 +49,14 @@ class ModeChange(Protocol):
     def new_mode(self) -> int: ...
 
 
+C = TypeVar("C", bound=ModeChange)
+
+
 def kind(mode: int) -> int:
     return mode & 0o170000
 
 
-def linked(changes: Iterable[ModeChange]) -> list[ModeChange]:
+def linked(changes: Iterable[C]) -> list[C]:
     """The changes that leave a symbolic link or a submodule at their path."""
     return [c for c in changes if c.status != "D" and kind(c.new_mode) in (SYMLINK, GITLINK)]
 
@@ -133,27 +143,59 @@ def why_loosens(change: ModeChange, target: str | None, link_at: Callable[[str],
     pattern = reaches(where)
     if pattern is None:
         return None
+    written = f"'{gitrules.display(target)}'"
     shown = where or "the repository's root"
-    return (f"a symbolic link to {shown!r}, a second name for a path under '{pattern}', which the path "
+    leads = "" if target.replace("\\", "/").strip("/") == where else f", which leads to '{gitrules.display(shown)}'"
+    return (f"a symbolic link to {written}{leads}, a second name for a path under '{pattern}', which the path "
             f"rules do not see through: {_WHY[pattern]}")
 
 
-def link_problems(changes: Iterable[ModeChange], target_of: Callable[[ModeChange], str | None],
-                  link_at: Callable[[str], str | None], commit: str | None = None) -> list[gitrules.Problem]:
-    """One `policy_change` per link or submodule a commit adds or repoints that leads where a
-    path rule would have said no (`why_loosens`). `target_of(change)` is the link's target
-    as the commit holds it, None where the clone lacks it."""
+class Loosening(NamedTuple):
+    """One symbolic link or submodule a change adds or repoints that leads where no path rule looks."""
+
+    path: str
+    status: str                   # the change's git status letter
+    why: str                      # what it opens, in words (`why_loosens`)
+    submodule: bool
+
+
+def loosenings(changes: Iterable[C], target_of: Callable[[C], str | None],
+               link_at: Callable[[str], str | None]) -> list[Loosening]:
+    """The one judgement of links and submodules: every link or submodule the changes add
+    or repoint that leads where a path rule would have said no. `target_of(change)` is a
+    link's target as the change holds it (None where the clone lacks it), `link_at(path)`
+    the target of another link in the tree the changes lead to (None: no link there)."""
     out = []
     for change in linked(changes):
-        target = target_of(change) if kind(change.new_mode) == SYMLINK else None
-        why = why_loosens(change, target, link_at)
-        if why is None:
-            continue
         sub = kind(change.new_mode) == GITLINK
+        why = why_loosens(change, None if sub else target_of(change), link_at)
+        if why is not None:
+            out.append(Loosening(change.path, change.status, why, sub))
+    return out
+
+
+def link_problems(found: Iterable[Loosening], commit: str | None = None) -> list[gitrules.Problem]:
+    """The CI check's answer: one `policy_change` per loosening, whoever made it, for a reviewer."""
+    out = []
+    for one in found:
         fix = ("a reviewer who is not its author checks the submodule's URL in .gitmodules and the commit "
-               "it points at before it is merged" if sub else
+               "it points at before it is merged" if one.submodule else
                "a reviewer who is not its author checks where it leads before it is merged; commit the "
                "file itself rather than a link to it")
-        out.append(gitrules.Problem(gitrules.POLICY_CHANGE, f"{gitrules.display(change.path)} is {why}", SOURCE,
-                                    fix, change.path, commit))
+        out.append(gitrules.Problem(gitrules.POLICY_CHANGE, f"{gitrules.display(one.path)} is {one.why}", SOURCE,
+                                    fix, one.path, commit))
+    return out
+
+
+def agent_problems(found: Iterable[Loosening], commit: str | None = None) -> list[gitrules.Problem]:
+    """The git hooks' answer for an agent's commit: each loosening refused as a protected path
+    is (rule `path`, binds agents). A human's commit of one is the human's call, as a human's
+    change of a protected path is; `handrail ci` still shows it to a reviewer."""
+    out = []
+    for one in found:
+        what = "add or move a submodule" if one.submodule else "commit the link"
+        fix = (f"{gitrules.path_fix(one.path, commit, one.status in ('A', 'C', 'R'))} (a human may {what}; "
+               "handrail ci then asks a reviewer to check where it leads)")
+        out.append(gitrules.Problem(gitrules.PATH, f"{gitrules.display(one.path)} is {one.why}", HOOK_SOURCE,
+                                    fix, one.path, commit))
     return out

@@ -136,6 +136,15 @@ def test_a_symlink_to_a_guarded_path_or_out_of_the_tree_is_a_policy_change(
     assert "symbolic link" in data["findings"][0]["message"]
 
 
+def test_an_agents_link_is_refused_by_the_path_rule_too(project: Repo) -> None:
+    link(project, "src/policy", "../.handrail")
+    commit = project.commit("a shortcut", TRAILER)
+    data = project.report("--base", "main", code=1)
+    assert found(data) == {("path", commit, "src/policy"), ("policy_change", commit, "src/policy")}
+    path = next(f for f in data["findings"] if f["rule"] == "path")
+    assert path["made_by"] == "agent" and "binds agents" in path["source"]
+
+
 def test_a_symlink_is_followed_through_the_links_its_tree_already_holds(project: Repo) -> None:
     project.git("switch", "-q", "main")
     link(project, "src/conf", "../.claude")     # a human's link, on the base: not judged again
