@@ -38,6 +38,51 @@ def opt_end(words: list[Word], i: int, value_opts: frozenset[str]) -> int:
     return i
 
 
+def run_time_option(words: list[Word], i: int, value_opts: frozenset[str], letters: str, *,
+                    cluster: bool = True) -> Word | None:
+    """The first word from `i` on that is known only at run time and stands where an option could:
+    not after `--`, not the value of the option before it. `"$o"` may be `-o FILE` as well as a
+    file name, `-n$x` may be `-no FILE`; `--output="$f"` names its option, and `"$HOME/x"`
+    (a path handrail resolves) is a path. `letters`: the short options that take a value."""
+    n = len(words)
+    while i < n:
+        w = words[i]
+        t = w.text
+        if w.dyn and _unknown_name(w, letters, cluster):
+            return w
+        if t == "--" and not w.dyn:
+            return None
+        if len(t) > 1 and t[0] == "-":
+            if t.startswith("--") or not cluster:
+                i += 1 if "=" in t or t not in value_opts else 2
+                continue
+            for j in range(1, len(t)):
+                if t[j] in letters or "-" + t[j] in value_opts:
+                    i += 1 if j == len(t) - 1 else 0  # the next word is its value
+                    break
+        i += 1
+    return None
+
+
+def _unknown_name(w: Word, letters: str, cluster: bool) -> bool:
+    """Is the option this run-time word may be, or may start, unknown until it runs?"""
+    from handrail.policy.shell.syntax import SENT
+
+    t = w.text
+    if t.startswith(SENT):
+        return w.lead_var not in ("HOME", "PWD") or t.count(SENT) != 1 or t[1:2] not in ("", "/")
+    if len(t) < 2 or t[0] != "-":
+        return False
+    if t.startswith("--") or not cluster:
+        return SENT in t.split("=", 1)[0]
+    for c in t[1:]:
+        if c == SENT:
+            return True
+        if c in letters or not c.isalpha():
+            return False  # what follows is the value of the letter before
+    return False
+
+
 def has_short(words: list[Word], end: int, letters: str, longs: tuple[str, ...] = ()) -> bool:
     for w in words[1:end]:
         t = w.text

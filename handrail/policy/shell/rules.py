@@ -12,6 +12,7 @@ import os
 
 from handrail.policy.shell import (
     agentclients,
+    dynopts,
     envreads,
     escapes,
     gitimport,
@@ -97,6 +98,7 @@ _register(("nc", "ncat", "netcat", "socat", "telnet", "sftp", "ftp", "tftp", "lf
 _register(tuple(remote.NETWORK), "network-send", _plain(remote.check_carried))
 _register(tuple({k.split(" ", 1)[0] for k in options.DANGEROUS} | options.PAGERS), "option-effect",
           _plain(options.check_options))
+_register(tuple(dynopts.programs()), "dynamic", _plain(dynopts.check_run_time_options))
 _register(("scp", "rsync", "sftp"), "network-send", _plain(remote.check_copy_out))
 _register(("rsync",), "rm-recursive", _plain(check_rsync))
 _register((*remote._DB_RESETS, "python", "php", "npx", "bin/rails", "node", "bunx", "pnpm", "yarn"), "db-reset",

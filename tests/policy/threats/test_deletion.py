@@ -80,6 +80,8 @@ ROWS: list[Row] = [
     ("mkfs.ext4 /dev/sdb1", "ask"),
     ("wipefs -a /dev/sda", "ask"),
     ("rsync -a --delete /tmp/empty/ src/", "ask"),
+    ('rsync -a "$flags" /tmp/empty/ src/', "ask"),  # flags=--delete
+    ('rm "$opt" build', "ask"),  # opt=-r
     ("rsync -a --delete /tmp/empty/ ./", "ask"),
     ("rsync -a --delete dist/ /tmp", "ask"),
     ("rsync -a --delete dist/ /tmp/../srv/www/", "ask"),
