@@ -127,14 +127,21 @@ def _under(path: str, root: str) -> bool:
     return path.startswith(root + "/") and len(path) > len(root) + 1
 
 
-# The pre-commit framework's store, under the cache folder: it holds the code git's hooks run
-# (each hook repository's checkout and its environment), so it is no cache to write into.
-HOOK_STORE = ".cache/pre-commit"
+# Folders under the cache folder that are no cache to write into: the pre-commit framework's
+# store holds the code git's hooks run (each hook repository's checkout and its environment), and
+# handrail's own cache says which policies it has already found valid.
+GUARDED_CACHES = {
+    ".cache/pre-commit": "the pre-commit framework's store of the code git's hooks run",
+    ".cache/handrail": "handrail's own cache of the policies it has found valid",
+}
 
 
-def _in_hook_store(path: str, home: str) -> bool:
-    store = f"{home}/{HOOK_STORE}"
-    return path == store or _under(path, store)
+def _guarded_cache(path: str, home: str) -> str | None:
+    for folder, why in GUARDED_CACHES.items():
+        root = f"{home}/{folder}"
+        if path == root or _under(path, root):
+            return f"~/{folder}, {why}"
+    return None
 
 
 def is_temp(path: str, ctx: Ctx) -> bool:
@@ -142,7 +149,7 @@ def is_temp(path: str, ctx: Ctx) -> bool:
     if any(_under(path, r) for r in TEMP_ROOTS):
         return True
     home = ctx.home
-    if _in_hook_store(path, home):
+    if _guarded_cache(path, home) is not None:
         return False
     return path.startswith(home + "/") and any(path == f"{home}/{c}" or _under(path, f"{home}/{c}")
                                                for c in HOME_CACHES)
@@ -164,8 +171,9 @@ def sensitive(path: str, ctx: Ctx, *, delete: bool = False) -> str | None:
     home = ctx.home
     if path == home:
         return "your home folder"
-    if _in_hook_store(path, home):
-        return f"~/{HOOK_STORE}, the pre-commit framework's store of the code git's hooks run"
+    guarded = _guarded_cache(path, home)
+    if guarded is not None:
+        return guarded
     if _under(path, home):
         first = path[len(home) + 1 :].split("/", 1)[0]
         if first.startswith("."):

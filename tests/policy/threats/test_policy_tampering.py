@@ -12,6 +12,9 @@ ROWS: list[Row] = [
     ('sqlite3 :memory: "select writefile(\'.claude/settings.json\',\'{}\')"', 'ask'),
     ("sqlite3 x.db '.shell rm -rf .handrail'", 'ask'),
     ("echo '{}' > .handrail/autonomy-protocol.json", "ask"),
+    # handrail's own cache of the policies it found valid, outside the project
+    ("echo ok > ~/.cache/handrail/validated/3f2a", "ask"),
+    ("cp /tmp/stamp ~/.cache/handrail/validated/", "ask"),
     ("cat > .handrail/autonomy-protocol.json <<'EOF'\n{\"version\": \"1.1\"}\nEOF", "ask"),
     ("tee .handrail/autonomy-protocol.json < /tmp/permissive.json", "ask"),
     ("sed -i 's/\"ask\"/\"allow\"/' .handrail/autonomy-protocol.json", "ask"),
