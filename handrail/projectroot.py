@@ -125,6 +125,31 @@ def work_tree_of(path: str, root: Root) -> str:
     return root.path
 
 
+def linked_trees(root: Root) -> list[str]:
+    """The linked worktrees of the root's repository that are there now, read as git keeps
+    them (`<common>/worktrees/<name>/gitdir` naming each one's `.git` file): the folders
+    whose sessions belong to the project as much as the root's own."""
+    if root.common is None:
+        return []
+    out: list[str] = []
+    top = os.path.join(root.common, "worktrees")
+    try:
+        names = sorted(os.listdir(top))
+    except OSError:
+        return []
+    for name in names:
+        try:
+            with open(os.path.join(top, name, "gitdir"), encoding="utf-8") as f:
+                dotgit = f.read().strip()
+        except OSError:
+            continue
+        tree = os.path.dirname(os.path.join(top, name, dotgit))
+        found = git_tree(tree) if os.path.isdir(tree) else None
+        if found is not None and _same(found.common, root.common) and _same(found.top, tree):
+            out.append(os.path.normpath(tree))
+    return out
+
+
 def git_tree(start: str) -> Tree | None:
     """The git work tree around `start`, read from the nearest `.git` up; None outside git."""
     here = os.path.abspath(start)

@@ -40,7 +40,7 @@ from collections.abc import Iterator, Mapping
 from typing import Any
 
 from handrail.audit.calls import Call, Problem, Record, Unknown
-from handrail.audit.jsonl import first_records, inside, records, text_of, unreadable
+from handrail.audit.jsonl import first_records, records, related, text_of, unreadable
 
 HARNESS = "claude"
 SLUG_MAX = 200
@@ -97,9 +97,9 @@ def config_dir(home: str, env: Mapping[str, str]) -> str:
 
 
 def find_claude(project: str, home: str, env: Mapping[str, str]) -> list[str]:
-    """The transcripts whose session ran inside `project`: the folders whose slug begins with the
-    project's (a session started in a subfolder has a longer one), each file kept only when its
-    own `cwd` lies inside the project."""
+    """The transcripts whose session ran inside `project` or in a folder above it: the folders
+    whose slug begins with the project's (a session started in a subfolder has a longer one) or
+    is that of a folder above it, each file kept only when its own `cwd` says so."""
     base = os.path.join(config_dir(home, env), "projects")
     try:
         folders = os.listdir(base)
@@ -108,14 +108,15 @@ def find_claude(project: str, home: str, env: Mapping[str, str]) -> list[str]:
     heads = {slug(os.path.abspath(project))[:SLUG_MAX], slug(os.path.realpath(project))[:SLUG_MAX]}
     found = []
     for name in sorted(folders):
-        if not any(name == h or name.startswith(h + "-") or (len(h) == SLUG_MAX and name.startswith(h)) for h in heads):
+        if not any(name == h or name.startswith(h + "-") or h.startswith(name + "-") or
+                   (len(h) == SLUG_MAX and name.startswith(h)) for h in heads):
             continue
         found += _sessions_in(os.path.join(base, name), project)
     return found
 
 
 def _sessions_in(folder: str, project: str) -> list[str]:
-    """The transcripts of one slug folder that ran inside `project`. One that cannot be read (a
+    """The transcripts of one slug folder that ran inside `project`, or above it. One that cannot be read (a
     FIFO, a link into a loop, no permission), or a folder that cannot be listed, is kept: the
     reader reports it, one line, rather than the audit passing over it in silence."""
     import errno
@@ -131,7 +132,7 @@ def _sessions_in(folder: str, project: str) -> list[str]:
             found.append(path)
             continue
         cwd = next((r["cwd"] for r in first_records(path, 50) if isinstance(r.get("cwd"), str)), None)
-        if cwd is not None and inside(cwd, project):
+        if cwd is not None and related(cwd, project):
             found.append(path)
     return found
 

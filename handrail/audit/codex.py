@@ -6,7 +6,12 @@ tests/audit/sessions.py): every line is {timestamp, type, payload};
 - "session_meta": payload {id, cwd, cli_version, …}; "turn_context": payload {cwd, …} when a
   turn starts (the folder may change between turns);
 - "response_item" with payload.type "function_call" {name, arguments (JSON text), call_id}
-  (`exec_command` {cmd, workdir}; older builds `shell` {command: argv, workdir}),
+  (`exec_command` {cmd, workdir}; `shell_command` {command: the script, workdir}; older builds
+  `shell` and `container.exec` {command: argv, workdir}; `write_stdin` {session_id, chars}: what
+  is typed into a command exec_command left running; `view_image` {path} and the experimental
+  `read_file` {file_path} and `grep_files` {pattern, include, path}: reads; MCP tools by the
+  names their servers give, which no reader here can judge), the tools of codex-rs/core's
+  tools/handlers;
   "custom_tool_call" {name: "apply_patch", input: the patch, call_id}, "local_shell_call"
   {action: {command, working_directory}, call_id}; their results "function_call_output" and
   "custom_tool_call_output" {call_id, output}, paired by call_id;
@@ -31,12 +36,22 @@ from collections.abc import Iterator, Mapping
 from typing import Any
 
 from handrail.audit.calls import Call, Problem, Record, Unknown
-from handrail.audit.jsonl import first_records, inside, records, unreadable
+from handrail.audit.jsonl import first_records, records, related, unreadable
 
 HARNESS = "codex"
 READ_TYPES = frozenset({"session_meta", "turn_context", "response_item"})
 QUIET = frozenset({"event_msg", "world_state", "token_usage_record", "compacted"})
 QUIET_ITEMS = frozenset({"message", "reasoning", "web_search_call", "image_generation_call"})
+# Codex's own tools that neither run a command nor open a file of the project: a plan, a
+# question to the person, a web search, MCP resource listings, sub-agents (whose calls are in
+# rollouts of their own), a folder listing (names, never contents). Any other name is counted.
+QUIET_TOOLS = frozenset({"update_plan", "request_user_input", "web_search", "list_mcp_resources",
+                         "list_mcp_resource_templates", "spawn_agent", "send_input", "resume_agent", "wait",
+                         "close_agent", "list_dir"})
+STDIN_TOOLS = frozenset({"write_stdin"})
+# A file tool: (the argument naming the file or folder, the one holding its glob; the kind).
+FILE_TOOLS = {"view_image": ("path", None, "read"), "read_file": ("file_path", None, "read"),
+              "grep_files": ("path", "include", "search")}
 CALL_ITEMS = frozenset({"function_call", "custom_tool_call", "local_shell_call"})
 OUTPUT_ITEMS = frozenset({"function_call_output", "custom_tool_call_output"})
 # A hook's denial: the text before the reason, and the one after it (what was refused).
@@ -62,7 +77,7 @@ def find_codex(project: str, home: str, env: Mapping[str, str]) -> list[str]:
     known: set[str] = set()
     for path, cwd in _indexed(base):
         known.add(os.path.abspath(path))
-        if inside(cwd, project) and os.path.isfile(path):
+        if related(cwd, project) and os.path.isfile(path):
             found[path] = None
     for folder in ("sessions", "archived_sessions"):
         for path in _rollouts(os.path.join(base, folder)):
@@ -72,7 +87,7 @@ def find_codex(project: str, home: str, env: Mapping[str, str]) -> list[str]:
                 found[path] = None  # the reader says what is wrong with it, rather than hide it
                 continue
             started = next((_meta_cwd(r) for r in first_records(path, 5) if _meta_cwd(r)), None)
-            if started is not None and inside(started, project):
+            if started is not None and related(started, project):
                 found[path] = None
     return list(found)
 
@@ -139,7 +154,7 @@ def read_codex(path: str) -> Iterator[Record]:
             what = payload.get("type")
             if what in CALL_ITEMS:
                 made = _call(payload, rec, session, path, number, cwd)
-                if isinstance(made, Problem):
+                if isinstance(made, (Problem, Unknown)):
                     yield made
                 elif made is not None:
                     pending[str(payload.get("call_id"))] = made
@@ -157,12 +172,13 @@ def read_codex(path: str) -> Iterator[Record]:
 
 
 def _call(payload: dict[str, Any], rec: dict[str, Any], session: str, path: str, number: int,
-          cwd: str | None) -> tuple[Call, dict[str, str]] | Problem | None:
+          cwd: str | None) -> tuple[Call, dict[str, str]] | Problem | Unknown | None:
     """The call, read by the hook adapter itself (harnesses/codex.py: one reading of Codex's tools)."""
     from handrail.harnesses import codex as adapter
     from handrail.hooks.pretool import OTHER, SHELL, BadPayload
 
     name = payload.get("name")
+    item = str(payload.get("type"))
     if payload.get("type") == "local_shell_call":
         action = payload.get("action")
         args: object = {"command": action.get("command"), "workdir": action.get("working_directory")} \
@@ -175,20 +191,45 @@ def _call(payload: dict[str, Any], rec: dict[str, Any], session: str, path: str,
             args = json.loads(payload["arguments"]) if isinstance(payload.get("arguments"), str) else None
         except ValueError:
             return Problem(path, number, f"function_call {str(name)[:60]}: arguments are not JSON")
-    if name not in adapter.SHELL_TOOLS and name not in adapter.PATCH_TOOLS:
+    if name in QUIET_TOOLS:
         return None
+    if name not in adapter.SHELL_TOOLS and name not in adapter.PATCH_TOOLS and name not in STDIN_TOOLS \
+            and name not in FILE_TOOLS:
+        return Unknown(f"{item}:{str(name)[:60]}")  # an MCP server's tool, or one of a newer Codex
     if not isinstance(args, dict):
         return Problem(path, number, f"function_call {str(name)[:60]}: no arguments object")
     workdir = args.get("workdir") if isinstance(args.get("workdir"), str) else cwd
+    time = rec.get("timestamp") if isinstance(rec.get("timestamp"), str) else None
+    if name in STDIN_TOOLS or name in FILE_TOOLS:
+        return _other(str(name), args, Call(HARNESS, session, path, number, time, workdir, "shell", None, (),
+                                            "unknown", None), path, number)
     try:
         q = adapter.question({"tool_name": name, "tool_input": args, "cwd": workdir or ""})
     except BadPayload as e:
         return Problem(path, number, f"{str(name)[:60]}: {e}")
     if q is None or q.kind == OTHER:
         return None
-    time = rec.get("timestamp") if isinstance(rec.get("timestamp"), str) else None
     return (Call(HARNESS, session, path, number, time, workdir, q.kind, q.command if q.kind == SHELL else None,
                  tuple(q.paths), "unknown", None, tuple(q.globs)), _named(str(name), args))
+
+
+def _other(name: str, args: dict[str, Any], call: Call, path: str,
+           number: int) -> tuple[Call, dict[str, str]] | Problem | None:
+    """write_stdin: what it types is judged as a command line, as a shell left running would read
+    it (a program that reads other input makes it an unlisted command, no finding); typing
+    nothing only polls the output. A file tool: the file it opens, as a read or a search."""
+    named = {"Tool call blocked by PreToolUse hook: ": name}
+    if name in STDIN_TOOLS:
+        chars = args.get("chars", "")
+        if not isinstance(chars, str) or "\0" in chars:
+            return Problem(path, number, f"{name}: chars: expected the text typed")
+        return (call._replace(command=chars), named) if chars.strip() else None
+    key, globs, kind = FILE_TOOLS[name]
+    given = args.get(key) if key in args else call.cwd if kind == "search" else None
+    glob = args.get(globs) if globs is not None else None
+    if not isinstance(given, str) or "\0" in given or (glob is not None and not isinstance(glob, str)):
+        return Problem(path, number, f"{name}: {key}: expected a path")
+    return call._replace(kind=kind, paths=(given,), globs=(glob,) if glob else ()), named
 
 
 def _named(name: str, args: dict[str, Any]) -> dict[str, str]:

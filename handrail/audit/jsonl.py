@@ -114,10 +114,15 @@ def text_of(value: object) -> str:
 
 def inside(path: str, project: str) -> bool:
     """Whether the folder `path` is `project` or lies below it (both absolute)."""
-    import os
-
     for root in {os.path.abspath(project), os.path.realpath(project)}:
         rel = os.path.relpath(os.path.abspath(path), root)
         if rel == os.curdir or not (rel == os.pardir or rel.startswith(os.pardir + os.sep)):
             return True
     return False
+
+
+def related(cwd: str, project: str) -> bool:
+    """Whether a session in `cwd` may have touched `project`: it ran inside it, or in a folder
+    above it (`cd project && …`, or a path into it), where only its calls that reach into the
+    project are judged (`replay.Policy.reaches`)."""
+    return inside(cwd, project) or inside(project, cwd)

@@ -39,7 +39,7 @@ from collections.abc import Iterator, Mapping
 from datetime import UTC, datetime
 
 from handrail.audit.calls import Call, Problem, Record, Unknown
-from handrail.audit.jsonl import inside
+from handrail.audit.jsonl import related
 from handrail.hooks.pretool import EDIT, SHELL, Question
 
 HARNESS = "opencode"
@@ -128,7 +128,7 @@ def find_opencode(project: str, home: str, env: Mapping[str, str]) -> list[str]:
             out.append(path)  # the reader reports what is wrong with it, rather than hide it
             continue
         out += [f"{path}{SESSION_MARK}{sid}" for sid, folder in rows
-                if isinstance(sid, str) and isinstance(folder, str) and inside(folder, project)]
+                if isinstance(sid, str) and isinstance(folder, str) and related(folder, project)]
     return out
 
 

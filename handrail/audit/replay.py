@@ -3,15 +3,20 @@
 Every judgement is the one the live layers make, called, never restated:
 - a shell command: the classifier (`policy/shell/engine.classify`, from the call's folder) for
   its tier, and what it writes inside the project judged as edits, as the pre-tool hooks do;
-- an edit or a write: can-edit's rules for the file (`policy/edits.judge_file`), with the tasks
-  the task history shows in an edit phase at the call's time; where it shows none (no task yet,
-  no time in the transcript), only the rules that hold whatever the task;
+- an edit or a write: can-edit's rules for the file (`policy/edits.judge_file`, relative to the
+  work tree that holds it: the project or a linked worktree of its repository), with the tasks
+  the task history shows in an edit phase at the call's time. Where it shows none (every task in
+  another phase, or no task yet) the edit is what can-edit refuses (`no_edit_tasks`); a call
+  with no time, or one that cannot be read, is judged the strictest way (`time_unknown`): no
+  task can be shown to have allowed it;
 - a read: the secrets rule the hooks' Read checks apply (`hooks/pretool.secret_at`);
 - a search: the hooks' search judgement (`hooks/search.judge`), over the files there now and
   with the tool's own globs (a search of `*.py` reads no `.env`);
 - a shell glob (`cat .en?`) names today's files, not those of the session's time: a finding
   on a command with one says so, and a glob of hidden names that could name a secret is `ask`
   even when it names none today (unknown is not harmless).
+A session that ran in a folder above the project is judged only by its calls that reach into
+the project (`Policy.reaches`).
 A tier-3 command is `ask` (`refuse` where the policy denies tier 3); every other finding is
 `refuse`. An unlisted command is no finding: the harness's own default decides it live too.
 """
@@ -54,9 +59,13 @@ class Policy:
         from handrail.policy import contract as contracts
         from handrail.policy import protocol as protocols
         from handrail.policy import tasks as taskmod
+        from handrail.projectroot import Root, git_tree, linked_trees
 
         self.project = os.path.abspath(project)
         self.home = home
+        tree = git_tree(self.project)
+        self.root = Root(self.project, tree.common if tree is not None else None, "git")
+        self.trees = [self.project, *linked_trees(self.root)]
         self.proto: Protocol = protocols.load(self.project)
         self.lines: list[TaskLine] = []
         for t in taskmod.load_all(self.project):
@@ -70,14 +79,14 @@ class Policy:
         tool = harness if harness in (self.proto.data.get("tools") or {}) else None
         return commands.engine(self.proto, tool)
 
-    def editing_at(self, when: str | None) -> list[tuple[Task, ContractScope | None]]:
-        """The tasks in an edit phase at `when`, most recently moved first; none when the history
-        cannot say (no time, or no task yet)."""
+    def editing_at(self, when: str | None) -> list[tuple[Task, ContractScope | None]] | None:
+        """The tasks in an edit phase at `when`, most recently moved first (none when no task
+        was, or none existed yet); None when the time is missing or cannot be read."""
         from handrail.policy.tasks import EDIT_PHASES
 
         at = _parsed(when)
         if at is None:
-            return []
+            return None
         open_: list[tuple[datetime, TaskLine]] = []
         for line in self.lines:
             before = [(t, phase) for t, phase in line.changes if t <= at]
@@ -85,6 +94,43 @@ class Policy:
                 open_.append((before[-1][0], line))
         open_.sort(key=lambda x: (x[0], x[1].task.slug), reverse=True)
         return [(line.task, line.scope) for _t, line in open_]
+
+    def phases_at(self, when: str | None) -> list[dict[str, str]]:
+        """Each task that existed at `when`, with the phase its history shows then."""
+        at = _parsed(when)
+        out = []
+        for line in self.lines:
+            before = [phase for t, phase in line.changes if at is not None and t <= at]
+            if before:
+                out.append({"task": line.task.slug, "phase": before[-1]})
+        return out
+
+    def tree_of(self, path: str) -> str | None:
+        """The work tree of the project's repository (the project, or a linked worktree) that
+        holds the absolute `path`; None when it lies in none."""
+        from handrail.hooks.pretool import inside
+        from handrail.projectroot import work_tree_of
+
+        tree = work_tree_of(path, self.root)
+        return tree if inside(path, tree) is not None else None
+
+    def reaches(self, call: Call) -> bool:
+        """Whether a call is the project's: made in one of its work trees, or, from a folder
+        above them, naming a path inside one (a path it was given, or one its command writes or
+        names: `cd project && …` names the project's folder)."""
+        from handrail.audit.jsonl import inside
+
+        cwd = call.cwd if call.cwd and os.path.isabs(call.cwd) else None
+        if cwd is None or any(inside(cwd, t) for t in self.trees):
+            return True
+        if any(self.tree_of(_absolute(p, cwd)) for p in call.paths if "\0" not in p):
+            return True
+        command = call.command or ""
+        for tree in self.trees:
+            for shown in {tree, os.path.realpath(tree), os.path.relpath(tree, cwd)}:
+                if shown in command:
+                    return True
+        return False
 
 
 def _changes(task: Task) -> list[tuple[datetime, str]]:
@@ -125,25 +171,40 @@ def _absolute(path: str, cwd: str) -> str:
     return os.path.normpath(path if os.path.isabs(path) else os.path.join(cwd, path))
 
 
+TIME_UNKNOWN = "time_unknown"
+
+
 def _edits(call: Call, policy: Policy, cwd: str, paths: list[str], command: str | None = None) -> Finding | None:
+    """can-edit's answer for each path at the call's time. With no task in an edit phase then,
+    an edit the rules that hold whatever the task let through is still refused, as can-edit
+    refuses it (`no_edit_tasks`); with no time known, as `time_unknown`."""
     from handrail.policy.edits import explain, judge_file
 
     tasks = policy.editing_at(call.time)
     for given in paths:
         if "\0" in given or not given.strip():
             continue
-        answer = judge_file(policy.project, [t for t, _s in tasks], tasks, _absolute(given, cwd))
+        file = _absolute(given, cwd)
+        answer = judge_file(policy.project, [t for t, _s in tasks or []], tasks or [], file,
+                            tree=policy.tree_of(file) or policy.project)
+        if answer["allowed"] and answer["reason"] == "no_task":
+            answer = {"allowed": False, "reason": "no_edit_tasks", "file": answer["file"],
+                      "tasks": policy.phases_at(call.time)}
         if answer["allowed"]:
             continue
         text = explain(answer, policy.project).removeprefix("denied: ")
+        rule = str(answer.get("rule") or answer["reason"])
+        if tasks is None:
+            text = (f"the call's time is missing or cannot be read ({call.time!r}), so no task can be shown to "
+                    f"have been in an edit phase: {text}")
+            rule = TIME_UNKNOWN if answer["reason"] == "no_edit_tasks" else rule
         if command is not None:
             text = f"the command writes {answer.get('file', given)}, an edit: {text}"
-        return Finding(call, "refuse", str(answer.get("rule") or answer["reason"]), text)
+        return Finding(call, "refuse", rule, text)
     return None
 
 
 def _shell(call: Call, policy: Policy, cwd: str) -> Finding | None:
-    from handrail.hooks.pretool import inside
     from handrail.policy.shell import engine as commands
     from handrail.policy.shell import unwrap, writes
     from handrail.policy.shell.syntax import ShellSyntaxError
@@ -154,7 +215,7 @@ def _shell(call: Call, policy: Policy, cwd: str) -> Finding | None:
     except ShellSyntaxError:
         parts = None  # classify answers tier 3 for it
     targets = [p for p in (writes.touched_paths(parts, policy.home) if parts is not None else [])
-               if not p.startswith("/dev/") and inside(p, policy.project) is not None]
+               if not p.startswith("/dev/") and policy.tree_of(p) is not None]
     if targets:
         found = _edits(call, policy, cwd, targets, command)
         if found is not None:

@@ -3,11 +3,15 @@
 {"version": 1, "project", "since", "sessions": [{"harness", "session", "file", "started",
 "ended", "calls", "findings": [{"time", "line", "kind", "command", "paths", "globs", "outcome",
 "verdict", "rule", "why"}], "hook_denials", "denied": [...], "malformed", "problems": [{"line", "what"}],
-"unread", "unknown_records": {type: n}, "summary"}], "counts": {...}, "result": "clean" | "findings"}
+"unread", "elsewhere", "unknown_records": {type: n}, "summary"}], "counts": {...}, "result": "clean" | "findings"}
 
-`unread`: the file, or part of it, could not be read at all (a problem of no line: no
-permission, no regular file, a database that stops): what it held is not known, and the
-command exits 2 for it whatever else it found.
+`unread`: the file, or part of it, could not be read: the file itself (no permission, no
+regular file, a database that stops), or any line of it (not JSON, past the line cap, a call
+whose input no client would run: a NUL in a command, a command given as a list). What it held
+is not known, so the command exits 2 for it whatever else it found.
+
+`elsewhere`: calls of a session that ran in a folder above the project which reach nowhere
+into it: not the project's, not judged.
 
 A call a hook or the person refused at the time did not run: it is counted (and listed under
 `denied`), not a finding. Only a refusal the reader recognised is one; a call that ended in an
@@ -40,7 +44,7 @@ def session(harness: str, path: str, reader: Reader, policy: replay.Policy, sinc
     denied: list[dict[str, Any]] = []
     problems: list[dict[str, Any]] = []
     unknown: Counter[str] = Counter()
-    calls = malformed = 0
+    calls = malformed = elsewhere = 0
     unread = False
     first: str | None = None
     last: str | None = None
@@ -51,7 +55,7 @@ def session(harness: str, path: str, reader: Reader, policy: replay.Policy, sinc
             progress(path, getattr(item, "line", None) or 0)
         if isinstance(item, Problem):
             malformed += 1
-            unread = unread or item.line is None
+            unread = True
             if len(problems) < MOST_PROBLEMS:
                 problems.append({"line": item.line, "what": item.what})
             continue
@@ -60,6 +64,9 @@ def session(harness: str, path: str, reader: Reader, policy: replay.Policy, sinc
             continue
         call: Call = item
         name = call.session or name
+        if not policy.reaches(call):
+            elsewhere += 1
+            continue
         if since is not None and call.time is not None and _before(call.time, since):
             older += 1
             continue
@@ -74,12 +81,15 @@ def session(harness: str, path: str, reader: Reader, policy: replay.Policy, sinc
         if found is not None:
             why = f"{found.why} ({MAY_HAVE_RUN[call.outcome]})" if call.outcome in MAY_HAVE_RUN else found.why
             findings.append({**_shown(call), "verdict": found.verdict, "rule": found.rule, "why": why})
+    if not calls and elsewhere and not malformed and not unread:
+        return None  # a session above the project that never reached into it
     if since is not None and older and not calls:
         return None
     hooks = sum(1 for d in denied if d["outcome"] == "hook_denied")
     entry = {"harness": harness, "session": name, "file": path, "started": first, "ended": last, "calls": calls,
              "findings": findings, "hook_denials": hooks, "denied": denied, "malformed": malformed,
-             "problems": problems, "unread": unread, "unknown_records": dict(sorted(unknown.items()))}
+             "problems": problems, "unread": unread, "elsewhere": elsewhere,
+             "unknown_records": dict(sorted(unknown.items()))}
     entry["summary"] = summary(entry)
     return entry
 
@@ -117,8 +127,11 @@ def summary(entry: dict[str, Any]) -> str:
         parts.append(f"{entry['malformed']} malformed line{'s' if entry['malformed'] != 1 else ''} skipped")
     if entry["unknown_records"]:
         parts.append(f"{sum(entry['unknown_records'].values())} records of unknown types")
+    if entry["elsewhere"]:
+        parts.append(f"{entry['elsewhere']} call{'s' if entry['elsewhere'] != 1 else ''} outside the project, "
+                     "not judged")
     if entry["unread"]:
-        parts.append("the file could not be read in full")
+        parts.append("the file could not be read in full: what it held is not known")
     return ", ".join(parts)
 
 

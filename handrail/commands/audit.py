@@ -22,16 +22,20 @@ def audit(*, paths: tuple[str, ...], harness: str, since: str | None, project: s
     from handrail.policy.gitrules import display
 
     require_repository("audit", project)
-    home = os.path.expanduser("~")
+    from handrail.policy.shell.rules import home_dir
+
+    home = home_dir()  # the home the live classifier judges a command's paths by
     files: list[tuple[str, str]] = []
     for given in paths:
         files.append(_named(given, harness))
+    policy = Policy(project, home)
     if not paths:
         env = dict(os.environ)  # where the clients keep sessions follows their variables
         for name, (find, _read) in READERS.items():
             if harness in ("auto", name):
-                files += [(name, f) for f in find(project, home, env)]
-    policy = Policy(project, home)
+                # Each worktree of the repository is the project too: its sessions are found by its own folder.
+                found = [f for tree in policy.trees for f in find(tree, home, env)]
+                files += [(name, f) for f in dict.fromkeys(found)]
     sessions = []
     for name, path in files:
 
@@ -150,8 +154,8 @@ def lines(answer: dict[str, Any], harnesses: list[str], named: bool) -> Iterator
            f"{c['sessions']} session{'s' if c['sessions'] != 1 else ''} ({c['calls']} calls{since}; "
            f"{c['hook_denials']} refused by a hook at the time)")
     if c["unreadable"]:
-        yield (f"error: {c['unreadable']} session file{'s' if c['unreadable'] != 1 else ''} could not be read "
-               "(above): what they hold is not known")
+        yield (f"error: {c['unreadable']} session file{'s' if c['unreadable'] != 1 else ''} could not be read in "
+               "full (above: the file, or lines of it): what they hold is not known")
 
 
 def _what(call: dict[str, Any]) -> str:

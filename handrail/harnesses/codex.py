@@ -33,7 +33,7 @@ CAN_ASK = False
 EVENT = "PreToolUse"
 EVENTS = frozenset({"PreToolUse", "PostToolUse", "PermissionRequest", "SessionStart", "SessionEnd", "UserPromptSubmit",
                     "Stop", "SubagentStop", "PreCompact", "Notification"})
-SHELL_TOOLS = frozenset({"Bash", "shell", "local_shell", "exec_command", "container.exec"})
+SHELL_TOOLS = frozenset({"Bash", "shell", "shell_command", "local_shell", "exec_command", "container.exec"})
 PATCH_TOOLS = frozenset({"apply_patch", "ApplyPatch", "functions.apply_patch"})
 # `apply_patch <<'EOF' …` run through the shell is applied by Codex itself: an edit.
 PATCH_PROGRAMS = ("apply_patch", "applypatch")
@@ -42,7 +42,8 @@ Codex CLI's PreToolUse hook: allow or deny one tool call before it runs.
 Registered in .codex/hooks.json (hooks.PreToolUse; trust it in Codex's /hooks).
 
 Reads stdin: {"hook_event_name": "PreToolUse", "tool_name", "tool_input": {"command"}, "cwd"}.
-  Bash, shell, local_shell, exec_command, container.exec   judged as a shell command
+  Bash, shell, shell_command, local_shell, exec_command, container.exec
+                                  judged as a shell command
                                   (`command` a string, or an argv list from older builds)
   apply_patch (or `apply_patch <<EOF` through the shell)   judged as edits of the files
                                   the patch adds, changes, deletes or moves

@@ -48,7 +48,8 @@ def test_the_finder_keeps_the_sessions_that_ran_inside_the_project(tmp_path: Pat
     root, home = place(tmp_path, "plain")
     (found,) = opencode.find_opencode(str(root.parent), str(home), {})  # the session ran below it
     assert found.startswith(str(home / ".local" / "share" / "opencode" / "opencode.db") + "#ses_")
-    assert opencode.find_opencode(str(root / "src"), str(home), {}) == []  # it ran above this one
+    # It ran above this one: kept, for its calls that reach into it.
+    assert opencode.find_opencode(str(root / "src"), str(home), {}) == [found]
     assert opencode.find_opencode(str(tmp_path / "work" / "proj"), str(home), {}) == []  # a name's prefix is no folder
     assert opencode.find_opencode(str(root), str(tmp_path / "nobody"), {}) == []
 
