@@ -24,6 +24,7 @@ from typing import NamedTuple
 import pygit2
 from pygit2.enums import DiffFind, DiffOption, FileStatus, ObjectType, RepositoryOpenFlag, SortMode
 
+from handrail import linecount
 from handrail.errors import HandrailError
 
 Z40 = "0" * 40
@@ -127,7 +128,8 @@ class ChangeSet:
     Each blob is read once. Line counts come from the blobs, never from parsing
     patch text (so a content line beginning with `++` or `--` is content): a new or
     deleted file counts its lines; a modified one is diffed by libgit2, whose
-    algorithm is git's own, so the numbers are those `git diff --numstat` shows.
+    algorithm is git's own, so for ordinary text the numbers are those `git diff
+    --numstat` shows (linecount.py counts what git would undercount).
     """
 
     __slots__ = ("_blobs", "changes", "repo", "tree")
@@ -175,19 +177,18 @@ class ChangeSet:
         return _text(self.blob(entry.id, mode)) if mode & 0o170000 == SYMLINK else None
 
     def line_counts(self) -> tuple[int, int]:
-        """(added, removed) content lines; binary files and submodules count none."""
+        """(added, removed) content lines, as linecount.py counts them (binary content and
+        bare `\\r` line ends too); submodules count none."""
         added = removed = 0
         for c in self.changes:
             new = None if c.status == "D" else self.blob(c.new_id, c.new_mode)
             # A copy leaves its source in place: git counts it as a new file.
             old = None if c.status in ("A", "C") else self.blob(c.old_id, c.old_mode)
-            if old is None or new is None:
-                added += count_lines(new)
-                removed += count_lines(old)
-            elif c.old_id != c.new_id:
-                _context, plus, minus = pygit2.Patch.create_from(old, new, context_lines=0).line_stats
-                added += plus
-                removed += minus
+            if old is not None and new is not None and c.old_id == c.new_id:
+                continue
+            plus, minus = linecount.changed(old, new)
+            added += plus
+            removed += minus
         return added, removed
 
 
@@ -196,10 +197,8 @@ def _text(data: bytes | None) -> str | None:
 
 
 def count_lines(data: bytes | None) -> int:
-    """Lines in a blob as git counts them; a binary blob (NUL in its head) has none."""
-    if not data or b"\0" in data[:8000]:
-        return 0
-    return data.count(b"\n") + (0 if data.endswith(b"\n") else 1)
+    """Lines a whole blob counts for against `max_diff_lines` (linecount.py)."""
+    return linecount.count(data)
 
 
 def blob_data(repo: pygit2.Repository, oid: pygit2.Oid | str | None, mode: int = 0o100644) -> bytes | None:

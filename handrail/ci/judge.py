@@ -46,6 +46,7 @@ from handrail.hooks import rangebudget
 from handrail.hooks.gitcheck import check_changes, loosenings
 from handrail.policy import gitrules, links
 from handrail.policy.authorship import Maker, made_by
+from handrail.policy.secretscan import in_name
 
 VERSION = 1
 REWRITE, UNATTRIBUTED = "rewrite", "unattributed"
@@ -75,13 +76,14 @@ def judge(repo: pygit2.Repository, rng: ranges.Range, *, require_attribution: bo
         maker = made_by(message, author, committer)
         signed = signatures.NONE if maker else signatures.verdict(repo, oid)
         who = AGENT if maker else HUMAN if signed.trusted else UNKNOWN
-        entries.append({"commit": oid, "summary": _first_line(message), "author": author, "made_by": who,
+        entries.append({"commit": oid, "summary": _first_line(message), "author": in_name(author)[1], "made_by": who,
                         "agent": maker.name if maker else None, "evidence": _evidence(maker, signed)})
         found, share = _problems(repo, oid, policies, trees, maker, includes)
         findings += [_finding(p, oid, who) for p in found]
         if share is not None:
             shares.append(share)
         findings += [_finding(p, oid, who) for p in gitrules.message_secret_problems(message, oid)]
+        findings += [_finding(p, oid, who) for p in gitrules.identity_secret_problems(author, committer, oid)]
         if require_attribution and who == UNKNOWN:
             findings.append(_unattributed(oid, _first_line(message)))
     findings += [_finding(p, None, UNKNOWN) for p in rangebudget.range_problems(repo, rng.base, rng.head, shares,

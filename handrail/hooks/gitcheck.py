@@ -38,6 +38,7 @@ def check_changes(changes: git.ChangeSet, policy: gitrules.GitPolicy, *, commit:
         problems += gitrules.gate_problems(changes.changes, policy)
     problems += gitrules.governor_problems(len(changes), changes.line_counts, policy, commit)
     for change in changes.changes:
+        problems += gitrules.name_secret_problems(change, commit)
         data = changes.content(change)
         if data:
             problems += gitrules.secret_problems(change.path, data, commit)

@@ -169,7 +169,9 @@ def _commit_problems(repo: pygit2.Repository, push: Push, per_tip: dict[str, lis
         maker = makers.get(oid)
         judged = policy._replace(agent=maker.as_agent() if maker else None)
         found = check_changes(git.commit_changes(repo, oid, trees), judged, commit=oid, gates=False)
-        found += gitrules.message_secret_problems(git.commit_people(repo, oid)[0], oid)
+        message, author, committer = git.commit_people(repo, oid)
+        found += gitrules.message_secret_problems(message, oid)
+        found += gitrules.identity_secret_problems(author, committer, oid)
         if found:
             who = f"; made by an agent: {maker.evidence}" if maker else ""
             where = f" [commit {git.commit_summary(repo, oid)}, {label}{who}]"

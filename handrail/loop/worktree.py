@@ -24,6 +24,7 @@ from typing import Any, NamedTuple
 
 import pygit2
 
+from handrail import linecount
 from handrail import repo as git
 from handrail.backups import BACKUPS
 from handrail.errors import HandrailError
@@ -245,7 +246,7 @@ def write_artifacts(repo: pygit2.Repository, baseline: dict[str, Any], copies: s
             patches.append(f"# {c.path}: larger than {DIFF_LIMIT >> 20} MiB: no patch; every line counted\n")
             continue
         patch = pygit2.Patch.create_from(old_data, new_data, old_as_path=c.old_path or c.path, new_as_path=c.path)
-        _context, plus, minus = patch.line_stats
+        plus, minus = linecount.changed(old_data, new_data)
         added += plus
         removed += minus
         text = patch.text or ""

@@ -17,7 +17,8 @@ Pre-commit rules, each binding whom the table below says:
 3. `human_gate`  a changed path falls under a gate theme an edit task's contract
                  requires, and no human approved that gate;
 4. `governor`    the change exceeds `max_changed_files` or `max_diff_lines`;
-5. `secret`      the new content carries a private key or a well-known token.
+5. `secret`      the new content, or the name of a path a change adds, carries a private
+                 key or a well-known token (policy/secretscan.py finds them).
 
 Pre-push judges each pushed commit by who made it (policy/authorship.py): rules that
 bind agents bind an agent's commit whoever pushes it, and never a human's. It adds
@@ -41,6 +42,7 @@ from typing import NamedTuple, Protocol
 from handrail.policy import scope
 from handrail.policy.agents import Agent
 from handrail.policy.globs import PatternSet
+from handrail.policy.secretscan import find_secrets, in_name
 from handrail.policy.tasks import EDIT_PHASES
 
 TYPE_CHECKING = False
@@ -418,141 +420,51 @@ def limit_problems(t: TaskRules, files: int, lines: Callable[[], tuple[int, int]
 
 
 # --------------------------------------------------------------------------- rule 5
-
-# A private key's header followed by key material, however the lines around it are
-# dressed: indented (a YAML block scalar), commented (`# `, `// `, `; `), quoted line by
-# line (`'-----BEGIN … KEY-----'` as string literals), on a new line or after a literal
-# `\n` (a key flattened into a JSON or .env string), with any spacing in `PRIVATE  KEY`.
-# The material is required, and looks like base64 of a key, so that code and docs that
-# merely name the header (or build a PEM from a variable) are not taken for keys.
-_JUNK = rb"(?:[ \t'\"`#;/,()\[\]]|\r?\n|\\r|\\n)"
-_MATERIAL = rb"(?=[A-Za-z]*[0-9+/]|MI|b3Bl)[A-Za-z0-9+/=]{16,}"  # a digit, `+`, `/`, or DER's or OpenSSH's start
-# A key's body without its BEGIN line: base64 of the DER a private key starts with (a
-# SEQUENCE holding version 0 or 1: PKCS#1 RSA, PKCS#8, SEC1 EC, Ed25519) or OpenSSH's
-# `openssh-key-v1` magic. A certificate (SEQUENCE of SEQUENCE, `MII…CCA`), a PNG
-# (`iVBORw0KGgo`) or an integrity hash has none of these starts.
-_KEY_BODY = (rb"(?:b3BlbnNzaC1rZXktdjE|MII[A-Za-z0-9+/]{3}IBAA|MI[GH][A-Za-z0-9+/]AgEBB|"
-             rb"M[A-Za-z0-9+/]{2}CAQEE|MC4CAQAwBQYDK2Vw|MFECAQEwBQYDK2Vw)[A-Za-z0-9+/]{24,}")
-SECRET_PATTERNS: tuple[tuple[str, bytes], ...] = (
-    ("private key", rb"-----BEGIN[ A-Z0-9]*PRIVATE +KEY(?: BLOCK)?-----" + _JUNK + rb"{1,40}"
-     + rb"(?:[A-Za-z0-9-]+: [^\r\n\\]*" + _JUNK + rb"{1,40})*" + _MATERIAL),
-    ("private key body", _KEY_BODY),
-    ("Anthropic API key", rb"sk-ant-[A-Za-z0-9_-]{20,}"),
-    ("OpenAI project key", rb"sk-proj-[A-Za-z0-9_-]{20,}"),
-    ("GitHub token", rb"gh[pousr]_[A-Za-z0-9]{36,}"),
-    ("GitHub fine-grained token", rb"github_pat_[A-Za-z0-9_]{22,}"),
-    ("AWS access key id", rb"(?:AKIA|ASIA)[0-9A-Z]{16}"),
-    ("Slack token", rb"xox[bpa]-[A-Za-z0-9-]{10,}"),
-)
-_SECRETS = re.compile(b"|".join(b"(?P<s%d>(?<![A-Za-z0-9_])%s)" % (i, rx)
-                                for i, (_n, rx) in enumerate(SECRET_PATTERNS)))
-
-
-class SecretHit(NamedTuple):
-    kind: str
-    line: int
-    preview: str
-
-
-# Every pattern's fixed start, in one regex: most blobs hold none of them, and this
-# search is far cheaper than the full one with its look-behind at every position.
-_SECRET_HINT = re.compile(rb"PRIVATE|sk-(?:ant|proj)-|gh[pousr]_|github_pat_|A[KS]IA|xox[bpa]-|b3BlbnNzaC1rZXkt"
-                          rb"|M(?:II[A-Za-z0-9+/]{3}IBAA|I[GH][A-Za-z0-9+/]AgEBB|[A-Za-z0-9+/]{2}CAQEE|C4CAQAw|FECAQEw)")
-
-# Content wrapped once: base64 of a PEM (`-----BEGIN` at its start) or of a gzip member
-# (`H4sI`), and a gzip member itself. Each is unwrapped
-# within a bound, so that a large archive costs at most that much.
-_WRAPPED_HINT = re.compile(rb"LS0tLS1CRUdJT|H4sI")
-_BASE64_RUN = re.compile(rb"(?<![A-Za-z0-9+/])[A-Za-z0-9+/]{40,}(?:(?:\r?\n|\\n)?[A-Za-z0-9+/]{4,})*={0,2}")
-_GZIP = b"\x1f\x8b\x08"
-_ANY_HINT = re.compile(_SECRET_HINT.pattern + b"|" + _WRAPPED_HINT.pattern)
-UNWRAP_LIMIT = 1 << 20
-
-
-def find_secrets(data: bytes) -> list[SecretHit]:
-    """Every secret in `data`, with its line and a preview that does not reveal it.
-
-    Text in UTF-16 or UTF-32 (a NUL beside every ASCII character) is read with its
-    NULs taken out, so that a token saved in another encoding is still found; a gzip
-    member and base64 of a PEM or of a gzip member are read unwrapped (bounded)."""
-    if data.startswith(_GZIP):
-        return _unwrapped(_gunzip(data), 1, "gzip")
-    if b"\0" in data:
-        hits = _find_secrets(data)
-        return hits or _find_secrets(data.replace(b"\0", b""))
-    hint = _ANY_HINT.search(data)
-    if hint is None:  # one scan for most blobs
-        return []
-    return _find_secrets(data, hint.start()) or _from_base64(data)
-
-
-def _from_base64(data: bytes) -> list[SecretHit]:
-    if _WRAPPED_HINT.search(data) is None:
-        return []
-    import binascii
-
-    hits: list[SecretHit] = []
-    budget = UNWRAP_LIMIT
-    for m in _BASE64_RUN.finditer(data):
-        run = m.group(0)
-        if budget <= 0:
-            break
-        if _WRAPPED_HINT.search(run, 0, 24) is None:
-            continue
-        budget -= len(run)
-        try:
-            text = run.replace(b"\\n", b"").replace(b"\r", b"").replace(b"\n", b"")
-            decoded = binascii.a2b_base64(text[:UNWRAP_LIMIT])
-        except (binascii.Error, ValueError):
-            continue
-        line = data.count(b"\n", 0, m.start()) + 1
-        if decoded.startswith(_GZIP):
-            hits += _unwrapped(_gunzip(decoded), line, "base64 of gzip")
-        else:
-            hits += _unwrapped(decoded, line, "base64")
-    return hits
-
-
-def _gunzip(data: bytes) -> bytes:
-    import zlib
-
-    try:
-        return zlib.decompressobj(16 + zlib.MAX_WBITS).decompress(data, UNWRAP_LIMIT)
-    except zlib.error:
-        return b""
-
-
-def _unwrapped(inner: bytes, line: int, how: str) -> list[SecretHit]:
-    """Hits in unwrapped content, placed on the line where the wrapped form starts."""
-    found = _find_secrets(inner.replace(b"\0", b"") if b"\0" in inner else inner)
-    return [SecretHit(f"{h.kind} ({how})", line + h.line - 1 if how == "gzip" else line, h.preview) for h in found]
-
-
-def _find_secrets(data: bytes, start: int = 0) -> list[SecretHit]:
-    hint = _SECRET_HINT.search(data, start)
-    if hint is None:
-        return []
-    hits = []
-    # No match starts before the first hint's line: the hint is every pattern's start or
-    # lies on a private key's header line.
-    for m in _SECRETS.finditer(data, data.rfind(b"\n", 0, hint.start()) + 1):
-        index = int(m.lastgroup[1:])  # type: ignore[index]
-        text = m.group(0).decode("ascii", "replace")
-        # Enough to find it, not enough to use it.
-        preview = " ".join(text.split("-----")[1].split())[:40] if text.startswith("-----") else text[:8] + "…"
-        hits.append(SecretHit(SECRET_PATTERNS[index][0], data.count(b"\n", 0, m.start()) + 1, preview))
-    return hits
+# The finder is policy/secretscan.py; these say what each hit means for a commit.
 
 
 def message_secret_problems(message: str, commit: str) -> list[Problem]:
     """A key or a token in a commit's message: the message is in the history as much as the files are."""
     out = []
     for hit in find_secrets(message.encode("utf-8", "surrogateescape")):
-        article = "an" if hit.kind[0] in "AEIOU" else "a"
-        out.append(Problem(SECRET, f"the message of commit {commit[:7]} carries {article} {hit.kind} ({hit.preview})",
+        out.append(Problem(SECRET, f"the message of commit {commit[:7]} carries {_article(hit.kind)} {hit.kind} "
+                                   f"({hit.preview})",
                            f"{hit.kind} pattern from {SECRETS_SOURCE}; binds everyone",
                            f"rotate it, then reword the commit: git rebase -i {commit[:7]}^ (reword)",
                            None, commit, hit.line))
+    return out
+
+
+def _article(kind: str) -> str:
+    return "an" if kind[0] in "AEIOU" else "a"
+
+
+def name_secret_problems(change: ChangeLike, commit: str | None = None) -> list[Problem]:
+    """A token in the name of a path a change adds (or renames or copies to): a file name
+    is in the history as much as its content. The path is shown with the token cut down
+    to its preview, so the report does not publish it again."""
+    if change.status == "D":
+        return []
+    hits, shown = in_name(change.path)
+    fix = (f"rotate it, then rename the file (git ls-files | grep -F '{hits[0].preview.rstrip('…')}' finds it)"
+           if hits else "")
+    fix += "" if commit is None else f" in commit {commit[:7]}: git rebase -i {commit[:7]}^"
+    return [Problem(SECRET, f"the file name {display(shown)} carries {_article(h.kind)} {h.kind} ({h.preview})",
+                    f"{h.kind} pattern from {SECRETS_SOURCE}; binds everyone", fix, display(shown), commit)
+            for h in hits]
+
+
+def identity_secret_problems(author: str, committer: str, commit: str) -> list[Problem]:
+    """A token in a commit's author or committer (name or address): both are published with it."""
+    out = []
+    for role, who in (("author", author), ("committer", committer)):
+        for h in in_name(who)[0]:
+            out.append(Problem(SECRET, f"the {role} of commit {commit[:7]} carries {_article(h.kind)} {h.kind} "
+                                       f"({h.preview})",
+                               f"{h.kind} pattern from {SECRETS_SOURCE}; binds everyone",
+                               f"rotate it, then remake the commit under a real {role}: git rebase -i "
+                               f"{commit[:7]}^ (edit, then git commit --amend --reset-author)",
+                               None, commit))
     return out
 
 
@@ -562,8 +474,7 @@ def secret_problems(path: str, data: bytes, commit: str | None = None) -> list[P
         where = f"{display(path)}:{hit.line}"
         fix = (f"remove it from the file, then: git add -- {quoted(path)}" if commit is None
                else f"remove it from commit {commit[:7]} and rotate it: git rebase -i {commit[:7]}^")
-        article = "an" if hit.kind[0] in "AEIOU" else "a"
-        out.append(Problem(SECRET, f"{where} carries {article} {hit.kind} ({hit.preview})",
+        out.append(Problem(SECRET, f"{where} carries {_article(hit.kind)} {hit.kind} ({hit.preview})",
                            f"{hit.kind} pattern from {SECRETS_SOURCE}; binds everyone", fix, path, commit,
                            hit.line))
     return out

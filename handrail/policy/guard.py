@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 from collections.abc import Mapping
 
-from handrail.policy import agents, gitrules, scope
+from handrail.policy import agents, gitrules, scope, secretscan
 from handrail.policy import contract as contracts
 from handrail.policy import gates as gatemod
 from handrail.policy import protocol as protocols
@@ -76,7 +76,7 @@ def rules_in_force(project: str) -> dict[str, Any]:
         "human_gates": gates,
         "budgets": budgets,
         "secrets": {"binds": gitrules.EVERYONE, "source": gitrules.SECRETS_SOURCE,
-                    "patterns": [name for name, _rx in gitrules.SECRET_PATTERNS]},
+                    "patterns": [name for name, _rx in secretscan.SECRET_PATTERNS]},
         "git": {
             "edit_task_required_for": required_for,
             "edit_task_source": f"{gitrules.PROTOCOL_KEY} in {policy.protocol}",

@@ -24,7 +24,7 @@ import re
 from collections.abc import Iterable, Mapping
 from typing import NamedTuple
 
-from handrail.policy.gitrules import SECRET_PATTERNS
+from handrail.policy.secretscan import SECRET_PATTERNS
 
 # ----------------------------------------------------------------------------- outcomes
 
