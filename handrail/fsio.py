@@ -57,6 +57,9 @@ def parse_json(text: str, path: str) -> object:
         return json.loads(text)
     except json.JSONDecodeError as e:
         raise PolicyError(f"{path}: invalid JSON at line {e.lineno} column {e.colno}: {e.msg}") from None
+    except RecursionError:
+        # a planted `[[[…]]]` a hundred thousand deep: a broken file like any other, never a crash
+        raise PolicyError(f"{path}: invalid JSON: nested too deeply to read") from None
 
 
 def read_json(path: str) -> object:

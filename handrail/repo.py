@@ -328,21 +328,25 @@ def _tree_delta(trees: TreeCache, old: bytes | None, new: bytes | None, prefix: 
 
     libgit2's tree-to-tree diff reads every entry of both trees, which for a push of
     many small commits in a big repository costs far more than the commits change.
+    A loop over pending folders, not recursion: a commit may nest folders thousands deep.
     """
-    a, b = trees.entries(old), trees.entries(new)
-    olds = {m[1]: (m[0], m[2]) for m in (_ENTRY.match(e).groups() for e in a - b)}  # type: ignore[union-attr]
-    news = {m[1]: (m[0], m[2]) for m in (_ENTRY.match(e).groups() for e in b - a)}  # type: ignore[union-attr]
-    for name in olds.keys() | news.keys():
-        ea, eb = olds.get(name), news.get(name)
-        a_tree = ea is not None and ea[0] == _TREE_MODE
-        b_tree = eb is not None and eb[0] == _TREE_MODE
-        if a_tree or b_tree:
-            _tree_delta(trees, ea[1] if a_tree else None, eb[1] if b_tree else None,  # type: ignore[index]
-                        prefix + name + b"/", out)
-        a_file = None if ea is None or a_tree else ea
-        b_file = None if eb is None or b_tree else eb
-        if a_file is not None or b_file is not None:
-            out.append((prefix + name, a_file, b_file))
+    pending = [(old, new, prefix)]
+    while pending:
+        old, new, prefix = pending.pop()
+        a, b = trees.entries(old), trees.entries(new)
+        olds = {m[1]: (m[0], m[2]) for m in (_ENTRY.match(e).groups() for e in a - b)}  # type: ignore[union-attr]
+        news = {m[1]: (m[0], m[2]) for m in (_ENTRY.match(e).groups() for e in b - a)}  # type: ignore[union-attr]
+        for name in olds.keys() | news.keys():
+            ea, eb = olds.get(name), news.get(name)
+            a_tree = ea is not None and ea[0] == _TREE_MODE
+            b_tree = eb is not None and eb[0] == _TREE_MODE
+            if a_tree or b_tree:
+                pending.append((ea[1] if a_tree else None, eb[1] if b_tree else None,  # type: ignore[index]
+                                prefix + name + b"/"))
+            a_file = None if ea is None or a_tree else ea
+            b_file = None if eb is None or b_tree else eb
+            if a_file is not None or b_file is not None:
+                out.append((prefix + name, a_file, b_file))
 
 
 def _changes_between(repo: pygit2.Repository, old: pygit2.Tree | None, new: pygit2.Tree,

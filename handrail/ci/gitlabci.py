@@ -2,26 +2,27 @@
 
 `.gitlab-ci.yml` and `.gitlab/ci/**` are protected paths (policy/scope.py); a pipeline may
 also `include:` any other file of the repository (`include: 'ci/jobs.yml'`, `include:
-[{local: '/ci/*.yml'}]`), and a change to one changes the pipeline as much. Those are
-read from the commit's tree, and from each local file they include in turn (bounded as
-GitLab bounds includes). What lives elsewhere is not seen: `remote:`, `project:`,
-`template:` and `component:` includes, and a CI configuration path set in the project's
+[{local: '/ci/*.yml'}]`), and start a child pipeline from one (`trigger: {include: ci/child.yml}`,
+a string, a list, `- local:`), whose own includes count the same; a change to any of them
+changes the pipeline as much. Those are read from the commit's tree, and from each local
+file they include in turn (bounded as GitLab bounds includes). A path is repository-relative
+(`/ci/x.yml` and `ci/x.yml` alike); a `./` or `../` path, which GitLab has read as neither,
+is taken both ways (from the root, and beside the file that names it), so no reading of it
+is missed. What lives elsewhere is not seen: `remote:`, `project:`, `template:`,
+`component:` and `artifact:` includes, and a CI configuration path set in the project's
 settings (the README's "What the CI check trusts").
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+import posixpath
 
 import pygit2
 
-from handrail.policy import gitrules
-from handrail.policy.globs import PatternSet
+from handrail.ci.ciconfig import MAX_FILES, Reach, blob, load_yaml, repo_path
 
 PIPELINE = ".gitlab-ci.yml"
-MAX_FILES = 150  # GitLab's own limit on the includes of one pipeline
-SOURCE = (f"include: local from {PIPELINE} (handrail CI configuration rule, the {gitrules.POLICY_CHANGE} "
-          "gate's reach); binds everyone")
+_ELSEWHERE = frozenset({"remote", "project", "template", "component", "artifact"})
 
 
 class Includes:
@@ -29,74 +30,61 @@ class Includes:
 
     def __init__(self, repo: pygit2.Repository) -> None:
         self.repo = repo
-        self._parsed: dict[pygit2.Oid, list[str]] = {}
+        self._parsed: dict[pygit2.Oid, tuple[list[str], str | None]] = {}
 
-    def at(self, tree: pygit2.Tree) -> PatternSet | None:
-        top = _blob(tree, PIPELINE)
+    def at(self, tree: pygit2.Tree) -> Reach:
+        top = blob(tree, PIPELINE)
         if top is None:
-            return None
+            return Reach()
         seen: set[str] = set()
-        patterns: list[str] = []
+        patterns: list[tuple[str, str]] = []
+        broken: list[tuple[str, str]] = []
         queue = [(PIPELINE, top)]
         while queue and len(seen) < MAX_FILES:
-            path, blob = queue.pop(0)
+            path, found = queue.pop(0)
             if path in seen:
                 continue
             seen.add(path)
-            if blob.id not in self._parsed:
-                self._parsed[blob.id] = _local(blob.data)
-            for found in self._parsed[blob.id]:
-                patterns.append(found)
-                inner = None if "*" in found else _blob(tree, found.lstrip("/"))
+            if found.id not in self._parsed:
+                self._parsed[found.id] = _local(found.data, posixpath.dirname(path))
+            named, why = self._parsed[found.id]
+            if why is not None:
+                broken.append((path, why))
+            for pattern in named:
+                patterns.append((pattern, f"included by {PIPELINE}"))
+                inner = None if "*" in pattern else blob(tree, pattern.lstrip("/"))
                 if inner is not None:
-                    queue.append((found.lstrip("/"), inner))
-        return PatternSet(patterns) if patterns else None
+                    queue.append((pattern.lstrip("/"), inner))
+        return Reach(tuple(dict.fromkeys(patterns)), tuple(broken))
 
 
-def _blob(tree: pygit2.Tree, path: str) -> pygit2.Blob | None:
-    try:
-        entry = tree[path]
-    except (KeyError, ValueError, UnicodeError):
-        return None
-    return entry if isinstance(entry, pygit2.Blob) else None
+def _local(data: bytes, folder: str) -> tuple[list[str], str | None]:
+    """The local include paths of one CI file (its `include:` and every job's
+    `trigger: include:`), anchored at the root (`/ci/x.yml`), as patterns: GitLab's `**.yml`
+    is any file below the folder. And why the file cannot be read, if it cannot."""
+    doc, why = load_yaml(data)
+    if why is not None or not isinstance(doc, dict):
+        return [], why
+    found: list[object] = [doc.get("include")]
+    for job in doc.values():
+        trigger = job.get("trigger") if isinstance(job, dict) else None
+        if isinstance(trigger, dict):
+            found.append(trigger.get("include"))
+    out: list[str] = []
+    for value in found:
+        for item in value if isinstance(value, list) else [value]:
+            out += _paths(item, folder)
+    return list(dict.fromkeys(out)), None
 
 
-def _local(data: bytes) -> list[str]:
-    """The local include paths of one CI file, anchored at the root (`/ci/x.yml`), as
-    patterns: GitLab's `**.yml` is any file below the folder."""
-    import yaml
-
-    try:
-        doc = yaml.safe_load(data)
-    except (yaml.YAMLError, ValueError):
-        return []  # GitLab runs no pipeline it cannot read; the file's own change is judged as a path
-    found = doc.get("include") if isinstance(doc, dict) else None
-    items = found if isinstance(found, list) else [found]
-    out = []
-    for item in items:
-        path = item.get("local") if isinstance(item, dict) else item
-        if isinstance(path, str) and path.strip() and "://" not in path and not (
-                isinstance(item, dict) and {"remote", "project", "template", "component"} & set(item)):
-            out.append("/" + path.strip().lstrip("/").replace("**.", "**/*."))
-    return out
-
-
-def include_problems(changes: Iterable[gitrules.ChangeLike], includes: PatternSet | None,
-                     commit: str) -> list[gitrules.Problem]:
-    """One `policy_change` per changed path the pipeline includes that no protected pattern
-    already reports."""
-    if includes is None:
+def _paths(item: object, folder: str) -> list[str]:
+    if isinstance(item, dict):
+        if _ELSEWHERE & set(item):
+            return []
+        item = item.get("local")
+    if not isinstance(item, str):
         return []
-    from handrail.policy import scope
-
-    out = []
-    for change in changes:
-        for path in dict.fromkeys(p for p in (change.path, change.old_path) if p):
-            hit = includes.match(path)
-            if hit is None or scope.protected_rule(path) is not None:
-                continue
-            out.append(gitrules.Problem(
-                gitrules.POLICY_CHANGE, f"{gitrules.display(path)} is included by {PIPELINE} ('{hit}'): a "
-                                        "change to it changes the pipeline that runs the CI check",
-                SOURCE, "a reviewer who is not its author checks the change before it is merged", path, commit))
-    return out
+    readings = [repo_path(item)]
+    if item.strip().startswith("."):
+        readings.append(repo_path(item, folder))
+    return ["/" + p.replace("**.", "**/*.") for p in dict.fromkeys(readings) if p]

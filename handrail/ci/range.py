@@ -9,8 +9,11 @@ request pipeline, else `CI_COMMIT_BEFORE_SHA`..`CI_COMMIT_SHA` for a push); else
 A push that creates a branch (an all-zero `before`) is judged against the default
 branch (`repository.default_branch` in GitHub's event, `CI_DEFAULT_BRANCH` on GitLab).
 A push the engine calls forced (GitHub's `forced: true`), or whose `before` is not an
-ancestor of `after`, rewrote the branch's history: it is reported (`rewritten`), and its
-commits are judged against the default branch, since `before` no longer leads to them.
+ancestor of `after`, rewrote the branch's history: it is reported (`rewritten`, with what
+happened in `rewrite`), and its commits are judged against the default branch, since
+`before` no longer leads to them. A pull request's `synchronize` event names the head it
+had (`before`, at the top of the payload, beside `after`): one that is not an ancestor of
+the new head was force-pushed, reported the same way; its range stays `base..head`.
 
 A base the clone does not hold is an error that names the fix, never a silent pass:
 a shallow clone (`actions/checkout` fetches one commit by default, GitLab 20) is the
@@ -44,6 +47,7 @@ class Range(NamedTuple):
     rewritten: bool           # the engine says the branch was force-pushed or rewritten
     before: str | None        # the push's old tip, when the range came from a push
     ref: str | None           # the branch the event is about, when the engine names it
+    rewrite: str = ""         # what the rewrite was, in words, where `rewritten`
 
 
 class _Wanted(NamedTuple):
@@ -56,6 +60,7 @@ class _Wanted(NamedTuple):
     ref: str | None = None
     event_head: str | None = None   # the engine's head, where --head names another
     target: str | None = None       # the branch a merge request goes into, by the variables' word
+    old_head: str | None = None     # a pull request's head before this push (synchronize's `before`)
 
 
 def find(repo: pygit2.Repository, env: Mapping[str, str], base: str | None = None,
@@ -65,22 +70,37 @@ def find(repo: pygit2.Repository, env: Mapping[str, str], base: str | None = Non
     head_oid = _commit(repo, wanted.head, "head")
     if wanted.event_head is not None:
         _descends(repo, head_oid, wanted)
-    rewritten = wanted.forced
+    rewritten, rewrite = _rewritten(repo, wanted, head_oid)
     base_rev = wanted.base
-    if base_rev is not None and wanted.before is not None:
-        before = git.resolve(repo, base_rev)
-        if before is None:
-            if repo.is_shallow:
-                _missing(repo, base_rev, "the push's old tip (before)")
-            rewritten = True  # a full clone that lacks the old tip: it is no longer on any ref
-        elif not git.is_ancestor(repo, before, head_oid):
-            rewritten = True
-        if rewritten:
-            base_rev = None
+    if rewritten and wanted.before is not None:
+        base_rev = None  # `before` no longer leads to the branch's commits
     if base_rev is None:
         base_rev = _default_branch(repo, wanted.default_branch)
     base_oid = _fork(repo, _commit(repo, base_rev, "base"), head_oid, wanted)
-    return Range(base_oid, head_oid, wanted.source, rewritten, wanted.before, wanted.ref)
+    return Range(base_oid, head_oid, wanted.source, rewritten, wanted.before, wanted.ref, rewrite)
+
+
+def _rewritten(repo: pygit2.Repository, wanted: _Wanted, head: str) -> tuple[bool, str]:
+    """Whether the event rewrote the branch, and what happened, in words: the old tip (a
+    push's `before`, a pull request's old head) that is not an ancestor of the new one, or
+    the engine's own word (`forced: true`) where the history shows nothing dropped."""
+    old = wanted.before if wanted.before is not None else wanted.old_head
+    what = "the push's old tip (before)" if wanted.before is not None else "the pull request's old head (before)"
+    if old is not None:
+        found = git.resolve(repo, old)
+        if found is None and repo.is_shallow:
+            _missing(repo, old, what)
+        if found is None:  # a full clone that lacks it: it is no longer on any ref
+            return True, f"its old tip {old[:7]} is no longer in the repository, so {head[:7]} does not hold it"
+        if not git.is_ancestor(repo, found, head):
+            return True, f"its old tip {found[:7]} is not an ancestor of the new tip {head[:7]}"
+        if wanted.forced and found == head:
+            return True, (f"the engine calls the push forced, though its old tip is the new tip {head[:7]}: no "
+                          "commit was dropped by this push, but the branch takes force pushes")
+    if wanted.forced:
+        return True, (f"the engine calls the push forced (forced: true), though the history shows no commit "
+                      f"dropped before {head[:7]}")
+    return False, ""
 
 
 def _wanted(env: Mapping[str, str], base: str | None, head: str | None) -> _Wanted:
@@ -116,9 +136,11 @@ def _github(env: Mapping[str, str], head: str | None) -> _Wanted | None:
     if name in ("pull_request", "pull_request_target"):
         base_sha = _text(event, path, "pull_request", "base", "sha")
         event_head = _text(event, path, "pull_request", "head", "sha")
+        old_head = _text(event, path, "before", required=False) if event.get("action") == "synchronize" else ""
         return _Wanted(base_sha, head or event_head, GITHUB_PR,
                        default_branch=default, ref=_text(event, path, "pull_request", "base", "ref", required=False),
-                       event_head=event_head if head else None)
+                       event_head=event_head if head else None,
+                       old_head=old_head if old_head and old_head != git.Z40 else None)
     if name == "push":
         before = _text(event, path, "before")
         event_head = _text(event, path, "after")

@@ -4,13 +4,15 @@ explains a rule (SARIF's `rules[]`, the job summary's links, GitLab's check name
 The first six are the git hooks' own (policy/gitrules.py `RULES`, whose wording is
 reused here; ci/judge.py leaves `human_gate` and `publish` to the local hooks, but a
 report may still carry them); `policy_change` is gitrules' too, and `rewrite` and
-`unattributed` exist only where a range of commits is judged (ci/judge.py).
+`unattributed` exist only where a range of commits is judged (ci/judge.py), and
+`unreadable` where a commit's policy or CI configuration cannot be read (ci/ciconfig.py).
 """
 
 from __future__ import annotations
 
 from typing import NamedTuple
 
+from handrail.ci.ciconfig import UNREADABLE
 from handrail.ci.judge import REWRITE, UNATTRIBUTED
 from handrail.policy import gitrules
 from handrail.policy.gitrules import POLICY_CHANGE
@@ -57,6 +59,10 @@ RULES: tuple[Rule, ...] = (
          "that leads where no path rule looks, changes what agents may do, and is a human's call",
          "A reviewer who is not the change's author checks it before it is merged; an agent's commit of "
          "these files is refused locally, so an agent's one here went around the hooks."),
+    Rule(UNREADABLE, "Unreadable", "A policy or CI configuration file handrail cannot read",
+         "a protocol, task, contract, workflow or pipeline file the check cannot read (invalid, or nested "
+         "too deeply) hides what it sets; the rest of the pull request is judged without it",
+         "A human fixes or removes the file, and a reviewer checks what it was meant to say before it is merged."),
     Rule(REWRITE, "Rewrite", "The branch's history was rewritten (a force push)",
          "the engine reports that the pushed branch does not contain the commit it held before: "
          "commits were dropped or replaced",

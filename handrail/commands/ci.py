@@ -34,7 +34,12 @@ def ci(*, project: str, base: str | None, head: str | None, output_format: str, 
     if output is not None:
         _refuse_protected(project, output, repo)
     try:
-        found = judge(repo, ranges.find(repo, os.environ, base, head), require_attribution=require_attribution)
+        try:
+            found = judge(repo, ranges.find(repo, os.environ, base, head), require_attribution=require_attribution)
+        except RecursionError:
+            # each reader stops at what it cannot follow and says so as a finding; this is the last word
+            raise HandrailError("the range holds something nested too deeply for handrail to judge",
+                                reason="too_deep") from None
     except HandrailError as e:
         if github.on_actions(os.environ):
             # the pull request's checks page then says why the job stopped, not only its log
@@ -68,7 +73,10 @@ def _refuse_protected(project: str, output: str, repo: pygit2.Repository) -> Non
     would replace it (`--output .claude/settings.json` drops Claude's hook; a hook in
     `.git/hooks` stays executable with the report in it). Both the path as written (`..`
     collapsed: the file replaced is that name, a link included) and the file it resolves to
-    through links are judged; a path outside the project and its git folders stays allowed."""
+    through links are judged; a path outside the project and its git folders stays allowed.
+    A path inside the project whose folder leads out of it through a link is refused: the
+    tree's links are the pull request's, and a committed `outdir -> /anywhere` would have the
+    job write where the branch chose (a link at the file itself is replaced, not followed)."""
     from handrail import repo as git
     from handrail.policy.scope import builtin_refusal
 
@@ -84,10 +92,21 @@ def _refuse_protected(project: str, output: str, repo: pygit2.Repository) -> Non
                                     "would replace git's own files or hooks; name another file",
                                     reason="protected_output")
         rel = _under(path, roots)
+        if path == literal and rel not in (None, "."):
+            _refuse_leaving(output, os.path.realpath(project))
         found = builtin_refusal(rel) if rel is not None else None
         if found is not None:
             raise HandrailError(f"--output {output}: {found.describe(rel or '')}: the report would replace it; name "
                                 "another file", reason="protected_output")
+
+
+def _refuse_leaving(output: str, root: str) -> None:
+    # the folder as the kernel will walk it: `outdir/../x` through a link leads where the link does
+    folder = os.path.realpath(os.path.dirname(os.path.join(os.getcwd(), output)))
+    if _under(folder, (root,)) is None:
+        raise HandrailError(f"--output {output}: its folder leads out of the project through a symbolic link "
+                            f"(to {folder}): links in the tree come from the commits judged; name a path with "
+                            "no link on the way, or one outside the project", reason="protected_output")
 
 
 def _under(path: str, folders: tuple[str, ...]) -> str | None:
@@ -135,7 +154,7 @@ def text_lines(found: dict[str, Any]) -> list[str]:
     for oid, findings in by_commit.items():
         c = makers.get(oid or "")
         if c is None:
-            lines.append("\nthe range")
+            lines.append("\nthe range: the pull request as a whole (merge-base..head)")
         else:
             who = {"agent": f"made by an agent ({c['evidence']})", "human": f"made by a human ({c['evidence']})"
                    }.get(c["made_by"], "maker unknown")
@@ -149,8 +168,10 @@ def text_lines(found: dict[str, Any]) -> list[str]:
             lines.append(f"     fix:  {f['fix']}")
     n = counts["findings"]
     if n:
-        lines.append(f"\nhandrail ci: {n} finding{'s' if n != 1 else ''} in {len(by_commit)} "
-                     f"of {counts['commits']} commits: the check fails")
+        hit = sum(1 for oid in by_commit if oid in makers)
+        whole = " and the pull request as a whole" if len(by_commit) > hit else ""
+        lines.append(f"\nhandrail ci: {n} finding{'s' if n != 1 else ''} in {hit} "
+                     f"of {counts['commits']} commits{whole}: the check fails")
     else:
         lines.append("handrail ci: clean: every commit passes the git rules")
     return lines

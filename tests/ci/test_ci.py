@@ -103,22 +103,6 @@ def test_a_commit_whose_tree_has_no_edit_task_is_a_finding(project: Repo) -> Non
     assert "task 'login' is in phase done" in next(f["message"] for f in data["findings"] if f["rule"] == "edit_task")
 
 
-def test_a_broken_policy_file_in_a_commit_is_an_error_naming_commit_and_file(project: Repo) -> None:
-    bad = project.commit("typo", files={".handrail/tasks/login/harness-contract.json": "{not json"})
-    r = project.ci("--base", "main")
-    assert r.returncode == 2 and r.stdout == ""
-    assert r.stderr.count("\n") == 1 and f"commit {bad[:7]}" in r.stderr
-    assert ".handrail/tasks/login/harness-contract.json" in r.stderr and "Traceback" not in r.stderr
-    assert f"commit {bad[:7]}: .handrail/tasks/login/harness-contract.json" in r.stderr, r.stderr  # not a temp copy
-
-
-def test_a_broken_protocol_in_a_commit_is_named_as_the_commit_holds_it(project: Repo) -> None:
-    bad = project.commit("typo", files={".handrail/autonomy-protocol.json": "{"})
-    r = project.ci("--base", "main")
-    assert r.returncode == 2, r.stderr
-    assert f"commit {bad[:7]}: .handrail/autonomy-protocol.json" in r.stderr, r.stderr
-
-
 def test_without_flags_or_an_engine_the_base_is_origin_main(project: Repo) -> None:
     project.commit("login form", files={"src/login.py": "x = 1\n"})
     data = project.report(code=0)
