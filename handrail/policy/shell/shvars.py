@@ -26,6 +26,7 @@ if TYPE_CHECKING:
     from handrail.policy.shell.parts import State, Walker
     from handrail.policy.shell.syntax import Compound, Pipeline, Word
 
+_NONE: frozenset[str] = frozenset()
 LOOP_VALUES = 64
 LOOP_WALKS = 256
 
@@ -53,14 +54,14 @@ def by_command(words: list[Word], st: State) -> frozenset[str] | None:
         while i < len(words) and words[i].text.startswith("-") and not words[i].dyn:
             i += 1
     if i >= len(words):
-        return frozenset()
+        return _NONE
     head = words[i]
     name = head.text
     if head.dyn or name in st.funcs or name in st.aliases or name in _WHOLESALE:
         return None
-    args = words[i + 1 :]
     if name not in _ASSIGNING and name not in _DECLARERS:
-        return frozenset()
+        return _NONE
+    args = words[i + 1 :]
     if name in ("printf", "wait"):
         # they assign only the name given to `printf -v NAME` and `wait -p NAME`
         flag = "-v" if name == "printf" else "-p"

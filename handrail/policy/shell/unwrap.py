@@ -178,8 +178,10 @@ class Flat:
         part.redirs = [known_redir(r, st) for r in node.redirs] if st.vars else node.redirs
         if node.redirs or idx:
             feed(part, idx, producers)
-        st.forget(shvars.in_words([w.raw for w in node.words + node.assigns] +
-                                  [r.target.raw for r in node.redirs if r.target is not None], st))
+        raws = [w.raw for w in node.words + node.assigns if "$" in w.raw] + \
+            [r.target.raw for r in node.redirs if r.target is not None and "$" in r.target.raw]
+        if raws:
+            st.forget(shvars.in_words(raws, st))
         if not node.words:
             for name, w in part.assigns:
                 # a plain assignment: later words that are only `$name` are its value
