@@ -43,12 +43,13 @@ def run_time_option(words: list[Word], i: int, value_opts: frozenset[str], lette
     """The first word from `i` on that is known only at run time and stands where an option could:
     not after `--`, not the value of the option before it. `"$o"` may be `-o FILE` as well as a
     file name, `-n$x` may be `-no FILE`; `--output="$f"` names its option, and `"$HOME/x"`
-    (a path handrail resolves) is a path. `letters`: the short options that take a value."""
+    (a path handrail resolves) is a path. A loop's glob value that may name `-o` (`optlike`) is
+    such a word too. `letters`: the short options that take a value."""
     n = len(words)
     while i < n:
         w = words[i]
         t = w.text
-        if w.dyn and _unknown_name(w, letters, cluster):
+        if w.optlike or (w.dyn and _unknown_name(w, letters, cluster)):
             return w
         if t == "--" and not w.dyn:
             return None

@@ -44,6 +44,8 @@ def _effect(part: Part) -> tuple[str, int] | None:
     name, words = part.name, part.words
     if name == "git":
         sub = next((i for i, w in enumerate(words[1:], 1) if not w.text.startswith("-")), None)
+        if sub is not None and words[sub].optlike:
+            return _GIT_EFFECT, sub  # `for s in *; do git "$s"; done`: a file named `-c…` is git's option
         if sub is None or words[sub].dyn or words[sub].text in _GIT_READS:
             return None  # `git "$SUB"` is judged as a run-time subcommand elsewhere
         return _GIT_EFFECT, sub + 1
@@ -131,7 +133,7 @@ def _own_words(part: Part) -> list[Word]:
 
 
 def check_run_time_options(part: Part, ctx: Ctx) -> list[Finding]:
-    if len(part.words) < 2 or not any(w.dyn for w in part.words[1:]):
+    if len(part.words) < 2 or not any(w.dyn or w.optlike for w in part.words[1:]):
         return []
     known = _effect(part)
     if known is None:
@@ -143,9 +145,26 @@ def check_run_time_options(part: Part, ctx: Ctx) -> list[Finding]:
     w = run_time_option(_own_words(part), start, value_opts, letters, cluster=part.name not in NO_CLUSTER)
     if w is None:
         return []
-    return [(3, "dynamic", f"{w.raw} is only known at run time and may be an option of {part.name}, and its "
-                           f"options can {what}" if what[0] != "-" else f"{w.raw} is only known at run time and "
-                           f"may be an option of {part.name}, such as {what}")]
+    unknown = f"{w.raw} (a file {w.text} names)" if w.optlike else f"{w.raw} is only known at run time and"
+    can = f"and its options can {what}" if what[0] != "-" else f"such as {what}"
+    return [(3, "dynamic", f"{unknown} may be an option of {part.name}, {can}{_safe_spelling(part.name, w.raw)}")]
+
+
+# Programs that read every word after `--` as an operand, and those that also take the pattern
+# as the value of `-e`: the spelling that keeps a run-time word from being an option.
+_ENDS_OPTIONS = frozenset({"sort", "uniq", "cp", "mv", "ln", "install", "rm", "rmdir", "unlink", "shred", "chmod",
+                           "chown", "chgrp", "rsync", "scp", "tar", "bsdtar", "gtar", "xargs", "wget"})
+_PATTERN_OPTION = frozenset({"grep", "egrep", "fgrep", "rg", "ag"})
+
+
+def _safe_spelling(name: str, raw: str) -> str:
+    if name == "git":
+        return f"; `--end-of-options {raw}` makes it a revision, `-- {raw}` a path"
+    if name in _PATTERN_OPTION:
+        return f"; `-e {raw}` makes it the pattern, `-- {raw}` a file"
+    if name in _ENDS_OPTIONS:
+        return f"; `-- {raw}` makes it an operand"
+    return ""
 
 
 def programs() -> frozenset[str]:

@@ -9,7 +9,7 @@ The walk uses these to judge what a shell will really read: `echo 'rm -rf x' | s
 from __future__ import annotations
 
 from handrail.policy.shell.envvars import TEMP_VARS, UNSET, expand
-from handrail.policy.shell.parts import SHELLS, has_download, prog_name
+from handrail.policy.shell.parts import GLOB, SHELLS, has_download, prog_name
 from handrail.policy.shell.syntax import Simple, Word
 
 TYPE_CHECKING = False
@@ -55,8 +55,24 @@ def _known(w: Word, st: State) -> Word:
         text = st.vars.get(name) if name is not None else substituted(w.raw, st.vars)
         if text is None or UNSET in text:
             return w
+    if GLOB in text:
+        return _globbed(w, text)
     out = Word(text, w.raw)
     out.quoted = w.quoted
+    if w.wild and any(c in text for c in "*?["):
+        out.glob = True  # `f='.e*'; cat $f`: an unquoted expansion is globbed as it is split
+    return out
+
+
+def _globbed(w: Word, text: str) -> Word:
+    """`"$f"` where `for f in src/*.py` gave f its value: a file the glob names, judged as the glob
+    is. Anything else made of it (`$f` split and globbed again, `"$f.bak"`) is left unknown."""
+    if w.wild or _var_name(w) is None or not text.startswith(GLOB) or text.count(GLOB) != 1:
+        return w
+    out = Word(text[len(GLOB) :], w.raw)
+    out.quoted, out.glob = w.quoted, True
+    # `for f in *`: a file named `-o` is an option to the program handed it; `./*` or `src/*` is not
+    out.optlike = out.text[:1] in "-*?[@!+"
     return out
 
 
@@ -128,7 +144,10 @@ def known_split(w: Word, st: State) -> list[Word]:
     out = _known(w, st)
     if out is w or not w.wild or not out.text.split() or len(out.text.split()) == 1:
         return [out]
-    return [Word(t, w.raw) for t in out.text.split()]
+    pieces = [Word(t, w.raw) for t in out.text.split()]
+    for p in pieces:
+        p.glob = out.glob and any(c in p.text for c in "*?[")
+    return pieces
 
 
 def known_redir(r: Redir, st: State) -> Redir:

@@ -35,6 +35,7 @@ class Word:
     subs: list[list[Pipeline]] = []  # noqa: RUF012 - never appended to: a word with substitutions gets its own list
     lead_var: str | None = None
     tilde = False
+    optlike = False  # a glob put in for a loop variable that may name a file such as `-o`: maybe an option
 
     def __init__(self, text: str, raw: str) -> None:
         self.text = text
@@ -67,8 +68,9 @@ class Simple:
 
 
 class Compound:
-    """subshell, group, if, while, for, case, func, arith, cond: bodies are lists; words are what
-    the construct itself expands (the `for` list, the `case` word, an arithmetic text)."""
+    """subshell, group, if, while, for, select, case, func, arith, cond: bodies are lists; words are
+    what the construct itself expands (the `for` list, the `case` word, an arithmetic text); `name`
+    is a function's name or the variable of `for NAME in …` (empty for `for ((…))`)."""
 
     __slots__ = ("bodies", "kind", "name", "redirs", "words")
 
@@ -82,7 +84,10 @@ class Compound:
 
 
 class Pipeline:
-    __slots__ = ("cmds",)
+    """`cond`: it runs only as the pipeline before it succeeds or fails (after `&&` or `||`)."""
 
-    def __init__(self, cmds: list[Simple | Compound]) -> None:
+    __slots__ = ("cmds", "cond")
+
+    def __init__(self, cmds: list[Simple | Compound], cond: bool = False) -> None:
         self.cmds = cmds
+        self.cond = cond

@@ -52,6 +52,7 @@ class _Parser(WordReader):
 
     def parse_list(self, terms: frozenset[str], closer: str | None, in_case: bool = False) -> list[Pipeline]:
         out: list[Pipeline] = []
+        cond = False
         while True:
             self.skip_newlines()
             if self.i >= self.n:
@@ -68,10 +69,14 @@ class _Parser(WordReader):
                 return out
             if op is not None and op != "(" and self.peek_redir() is None:
                 self.error(f"unexpected '{op.strip() or 'newline'}'")
-            out.append(self.parse_pipeline())
+            pl = self.parse_pipeline()
+            pl.cond = cond
+            out.append(pl)
+            cond = False
             self.skip_blanks()
             op = self.peek_op()
             if op in ("&&", "||"):
+                cond = True
                 self.i += 2
                 self.skip_newlines()
                 if self.i >= self.n:
@@ -281,11 +286,12 @@ class _Parser(WordReader):
         self.i += len(kw)
         self.skip_blanks()
         words: list[Word] = []
+        name = ""
         if self.s.startswith("((", self.i):
             self.i += 2
             words.append(self.scan_until_parens())
         else:
-            self.read_word()
+            name = self.read_word().raw
             self.skip_newlines()
             if self.peek_reserved() == "in":
                 self.i += 2
@@ -294,6 +300,11 @@ class _Parser(WordReader):
                     if self.i >= self.n or self.peek_op() is not None:
                         break
                     words += self.brace_words(self.read_word())
+            else:
+                # `for f; do …`: the loop runs over "$@", the arguments known only at run time
+                every = Word(SENT, '"$@"')
+                every.dyn = every.quoted = True
+                words.append(every)
         self.skip_blanks()
         if self.peek_op() in (";", "\n"):
             self.i += 1
@@ -308,7 +319,7 @@ class _Parser(WordReader):
             self.eat_reserved("do")
             body = self.parse_list(frozenset({"done"}), None)
             self.eat_reserved("done")
-        return Compound("for", [body], words)
+        return Compound(kw, [body], words, name)
 
     def parse_case(self) -> Compound:
         self.i += 4

@@ -16,7 +16,7 @@ TYPE_CHECKING = False  # typing itself costs milliseconds on the hot path
 if TYPE_CHECKING:
     from typing import Protocol
 
-    from handrail.policy.shell.syntax import Redir
+    from handrail.policy.shell.syntax import Pipeline, Redir
 
     class Walker(Protocol):
         """What a wrapper's handler may ask of the walk (`unwrap.Flat`)."""
@@ -24,6 +24,9 @@ if TYPE_CHECKING:
         home: str
         out: list[Part]
         files: dict[str, str]  # what this command line wrote so far, by path
+        walks: int  # how many more times loop bodies may be judged once per value
+
+        def lists(self, pipelines: list[Pipeline], st: State, ctx: str, via: list[str]) -> None: ...
 
         def new_part(self, ctx: str, via: list[str], pid: int, idx: int, st: State) -> Part: ...
 
@@ -100,11 +103,17 @@ class Part:
         return f"Part({self.text!r})"
 
 
+# The value of a loop variable that a glob gives (`for f in src/*.py`): one file the glob names.
+GLOB = "\x00glob:"
+
+
 class State:
     """What the shell knows as it runs the command line: its folder, the functions and aliases
-    defined so far, and the variables given a literal value (`f=.env; cat $f` reads `.env`)."""
+    defined so far, and the variables given a literal value (`f=.env; cat $f` reads `.env`).
+    `blind`: a variable may have changed in a way handrail does not follow (`declare -n`,
+    `source`), so no value is known from here on."""
 
-    __slots__ = ("aliases", "cwd", "funcs", "vars")
+    __slots__ = ("aliases", "blind", "cwd", "funcs", "vars")
 
     def __init__(self, cwd: str | None, funcs: set[str] | None = None, aliases: dict[str, str] | None = None,
                  vars: dict[str, str] | None = None) -> None:
@@ -112,9 +121,34 @@ class State:
         self.funcs = funcs if funcs is not None else set()
         self.aliases = aliases if aliases is not None else {}
         self.vars = vars if vars is not None else {}
+        self.blind = False
 
     def copy(self) -> State:
-        return State(self.cwd, set(self.funcs), dict(self.aliases), dict(self.vars))
+        out = State(self.cwd, set(self.funcs), dict(self.aliases), dict(self.vars))
+        out.blind = self.blind
+        return out
+
+    def put(self, name: str, value: str | None) -> None:
+        """`name` now holds `value` (None: a value handrail does not know)."""
+        if value is None or self.blind:
+            self.vars.pop(name, None)
+        else:
+            self.vars[name] = value
+
+    def forget(self, names: frozenset[str] | None) -> None:
+        """These variables (None: any variable at all) may have been given a value handrail does not know."""
+        if names is None:
+            self.vars.clear()
+            self.blind = True
+        for name in names or ():
+            self.vars.pop(name, None)
+
+    def settle(self, before: dict[str, str]) -> None:
+        """After text that may or may not have run (`a && f=x`, an `if` branch, a loop body), a
+        variable it changed holds either value: neither is known."""
+        for name in set(before) | set(self.vars):
+            if before.get(name) != self.vars.get(name):
+                self.vars.pop(name, None)
 
 
 _PROG_CACHE: dict[str, str] = {}

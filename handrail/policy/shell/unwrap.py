@@ -14,6 +14,7 @@ which is handed the walk itself to parse the shell text it finds.
 
 from __future__ import annotations
 
+from handrail.policy.shell import shvars
 from handrail.policy.shell.cmdopts import command_options, exec_env
 from handrail.policy.shell.effects import of_part
 from handrail.policy.shell.envvars import inherited
@@ -72,13 +73,14 @@ def split(text: str, cwd: str | None, home: str, depth: int = 0) -> list[Part]:
 
 
 class Flat:
-    __slots__ = ("depth", "files", "home", "out", "pipes")
+    __slots__ = ("depth", "files", "home", "out", "pipes", "walks")
 
     def __init__(self, home: str, depth: int) -> None:
         self.home = home
         self.depth = depth
         self.out: list[Part] = []
         self.pipes = 0
+        self.walks = shvars.LOOP_WALKS  # loop bodies judged once per value, at most this many times in all
         # Files this command line writes, by path: their text when it is fixed, or DOWNLOADED / UNKNOWN.
         # A script written and then run (`curl … > x.sh; sh x.sh`) is judged by what was written.
         self.files: dict[str, str] = {}
@@ -91,6 +93,7 @@ class Flat:
             pid = self.pipes
             many = len(pl.cmds) > 1
             producers: list[tuple[bool, str | None]] = []
+            before = dict(st.vars) if pl.cond else None
             for idx, node in enumerate(pl.cmds):
                 start = len(self.out)
                 self.node(node, st.copy() if many else st, ctx, via, pid, idx, producers)
@@ -98,6 +101,8 @@ class Flat:
                     download = any(p.name in DOWNLOADERS for p in self.out[start:])
                     literal = literal_output(node) if isinstance(node, Simple) else None
                     producers.append((download, literal))
+            if before is not None:
+                st.settle(before)  # `a && f=x`: f may keep its old value
 
     def subs(self, subs: list[list[Pipeline]], st: State, ctx: str, via: list[str], label: str) -> None:
         for sub in subs:
@@ -136,9 +141,7 @@ class Flat:
                 if p.name == node.name.lower() or (p.func and p.words and p.words[0].text == node.name):
                     p.flags.append((FORK_BOMB, f"function '{node.name}' calls itself"))
             return
-        inner = st.copy() if node.kind == "subshell" else st
-        for body in node.bodies:
-            self.lists(body, inner, ctx, via)
+        shvars.walk_bodies(self, node, st, ctx, via)
         if node.redirs:
             part = self.new_part(ctx, via, pid, idx, st)
             part.redirs = node.redirs
@@ -175,24 +178,26 @@ class Flat:
         part.redirs = [known_redir(r, st) for r in node.redirs] if st.vars else node.redirs
         if node.redirs or idx:
             feed(part, idx, producers)
+        raws = [w.raw for w in node.words + node.assigns if "$" in w.raw] + \
+            [r.target.raw for r in node.redirs if r.target is not None and "$" in r.target.raw]
+        if raws:
+            st.forget(shvars.in_words(raws, st))
         if not node.words:
             for name, w in part.assigns:
                 # a plain assignment: later words that are only `$name` are its value
-                value = None if "[" in name else assigned(w, st)
-                if value is None:
-                    st.vars.pop(name, None)
-                else:
-                    st.vars[name] = value
+                st.put(name, None if "[" in name else assigned(w, st))
             self.out.append(part)
             return
         words = [k for w in node.words for k in known_split(w, st)] if st.vars else list(node.words)
+        changed = shvars.by_command(words, st)
         if words[0].text in st.aliases and not words[0].quoted:
             # an alias is text put in place of the command's first word, then read again
             text = st.aliases[words[0].text] + " " + " ".join(w.raw for w in words[1:])
             part.via.append(f"alias {words[0].text}")
             self.shell_text(part, text, False, False, f"alias {words[0].text}", st)
-            return
-        self.unwrap(part, words, st)
+        else:
+            self.unwrap(part, words, st)
+        st.forget(changed)
 
     def emit(self, part: Part, words: list[Word], st: State) -> None:
         part.words = words
