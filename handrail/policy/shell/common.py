@@ -45,7 +45,8 @@ RULES = {
                       "or gc's grace (gc.*, core.logAllRefUpdates), writing configuration git runs (alias.*, "
                       "core.pager, filter.*…) or that redirects remotes",
     "protected-paths": "writes into protected or default-forbidden paths (.git/, .handrail/, hook and harness "
-                       "settings, .env*, keys) through >, >>, tee, sed -i, cp, mv, install, ln, dd, rm, chmod…",
+                       "settings, .env*, keys) through >, >>, tee, sed -i, cp, mv, install, ln, dd, rm, chmod…, or "
+                       "given to a program whose use of them is not known (json.tool IN OUT, patch -o, zip)",
     "system-paths": "writes, deletes and permission changes on system paths, the home folder and its dotfiles",
     "disk-write": "writes to disks and file systems: dd of=/dev/…, > /dev/sda, mkfs, wipefs, fdisk…",
     "sql-destroy": "DROP DATABASE/TABLE/SCHEMA, TRUNCATE, DELETE without WHERE through psql/mysql/sqlite3…",

@@ -61,6 +61,10 @@ def check_rm(part: Part, toks: list[str], ctx: Ctx) -> list[Finding]:
             # `cd .. && rm -rf *`: a glob in a folder above the work tree names the work tree too
             return [(3, "rm-recursive", f"{part.name} -r deletes {shown}: the whole work tree")]
         if in_project(path, ctx):
+            real = _followed(w, path, ctx)
+            if real is not None:  # `ln -s /srv/x build; rm -rf build/*`: judged by where the link leads
+                path, shown = real, f"{w.raw} (through a link, {real})"
+        if in_project(path, ctx):
             if regenerable(path[len(ctx.project) + 1 :]):
                 continue
             # git brings back only what it tracks and what was committed: the rest is gone
@@ -72,6 +76,20 @@ def check_rm(part: Part, toks: list[str], ctx: Ctx) -> list[Finding]:
         return [(3, "rm-recursive", f"{part.name} -r deletes {shown}, outside the work tree (only temp folders "
                                     "and caches are removed there without a human)")]
     return []
+
+
+def _followed(w: Word, path: str, ctx: Ctx) -> str | None:
+    """Where a removal of `path` lands once the links on disk are followed, when that is outside
+    the work tree; None when it stays inside. `rm -r build` removes a link named build itself,
+    `rm -r build/` and `build/*` what it leads to."""
+    through = w.text.endswith("/") or w.glob
+    head, tail = (path, "") if through else os.path.split(path)
+    try:
+        real = os.path.join(os.path.realpath(head), tail) if tail else os.path.realpath(head)
+    except ValueError:  # a name no file can have: nothing on disk to follow
+        return None
+    root = os.path.realpath(ctx.project)
+    return None if real == root or real.startswith(root + "/") else real
 
 
 # Outputs that a build, an install or a test run makes again: removing them loses nothing.

@@ -25,6 +25,7 @@ from handrail.policy.shell import (
     remote,
     selfverbs,
     system,
+    unknownfx,
 )
 from handrail.policy.shell.code import (
     INTERPRETERS,
@@ -150,6 +151,7 @@ def findings(part: Part, toks: list[str], ctx: Ctx) -> list[Finding]:
     if part.redirs or name in WRITERS:
         eff = of_part(part)
         out += check_paths(part, eff.writes, eff.removes, ctx)
+    out += unknownfx.check_unknown_words(part, ctx)
     out += [f for f in localprog.check_local_program(part, ctx) if f[1] in ALWAYS_ON or ctx.enabled(f[1])]
     if (part.words or part.redirs) and ctx.enabled("secret-read"):
         out += check_secret_reads(part, ctx)

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import os
 
-from handrail.policy.shell import selfverbs
+from handrail.policy.shell import selfverbs, sqlitefx
 from handrail.policy.shell.archives import PROGRAMS as ARCHIVE_PROGRAMS
 from handrail.policy.shell.archives import extracted
 from handrail.policy.shell.common import _SOURCES, SAFE_DEVICES, Ctx, _protected, in_project, operands, rx, sensitive
@@ -105,7 +105,7 @@ def write_targets(part: Part) -> tuple[list[Word], list[Word]]:
     if name == "uniq":
         ops = operands(words, frozenset({"-f", "-s", "-w", "--skip-fields", "--skip-chars", "--check-chars"}))
         written += ops[1:2]
-    elif name in ("git", "patch", "gpatch", "handrail"):
+    elif name in ("git", "patch", "gpatch", "handrail", "sqlite3"):
         verb_written, verb_removed = _verb_writes(part)
         written += verb_written
         removed += verb_removed
@@ -113,10 +113,10 @@ def write_targets(part: Part) -> tuple[list[Word], list[Word]]:
 
 
 def _verb_writes(part: Part) -> tuple[list[Word], list[Word]]:
-    """git rm/mv, format-patch -o, the files a patch names (`git apply`, `patch`), and what
-    handrail's own verbs write (`handrail ci --output F`: selfverbs.WRITES)."""
-    if part.name == "handrail":
-        return selfverbs.written(part), []
+    """git rm/mv, format-patch -o, the files a patch names (`git apply`, `patch`), what handrail's
+    own verbs write (`handrail ci --output F`: selfverbs.WRITES) and sqlite3's files (sqlitefx)."""
+    if part.name in ("handrail", "sqlite3"):
+        return (selfverbs.written(part) if part.name == "handrail" else sqlitefx.written(part)), []
     words = part.words
     sub = words[1].text if part.name == "git" and len(words) > 1 else ""
     if sub in ("rm", "mv") and len(words) > 2:
@@ -396,4 +396,4 @@ WRITERS = frozenset({"tee", "touch", "truncate", "mkdir", "sudoedit", "chattr", 
                      *_COPIERS, "dd", "chmod", "chown", "chgrp", "rm", "unlink", "rmdir", "shred", "srm", "trash",
                      "rimraf", "curl", "wget", "uniq", "git", "awk", "gawk", "mawk", "nawk", *_FILE_OPTS,
                      *COMPRESSORS, "xxd", *_EXTRACTORS, *ARCHIVE_PROGRAMS, "patch", "gpatch",
-                     "handrail"})
+                     "handrail", "sqlite3"})
