@@ -78,6 +78,22 @@ ROWS: list[Row] = [
     ("git checkout HEAD~5 -- .handrail/autonomy-protocol.json", "ask"),
     ('git -c core.hooksPath=/dev/null commit -m "wip"', "ask"),
     ("env -u CLAUDECODE git push origin main", "ask"),
+    # getopt_long takes any unambiguous prefix of a long option
+    ("env --uns=CLAUDECODE git commit -m x", "ask"),
+    ("env --unse CLAUDECODE git commit -m x", "ask"),
+    ("env --ignore-env git commit -m x", "ask"),
+    # bash's `exec -c` starts the command with an empty environment
+    ("exec -c git commit -qm x", "ask"),
+    ("(exec -ca git git -c user.name=A commit -qm x)", "ask"),
+    ("exec -a mygit git status", "silent"),
+    ("env --debug git status", "silent"),
+    # the editor runs after prepare-commit-msg wrote the trailer, and can take it out
+    ('GIT_EDITOR="sed -i /Handrail-Agent/d" git commit --amend', "ask"),
+    ('git -c core.editor="sed -i /Handrail-Agent/d" commit --amend', "ask"),
+    ("env EDITOR='perl -i -ne print' git tag -a v2", "ask"),
+    ("GIT_SEQUENCE_EDITOR='sed -i 1d' git rebase -i HEAD~3", "ask"),
+    ("GIT_EDITOR=true git commit --amend", "notice"),
+    ("git -c core.editor=: merge --continue", "notice"),
     ("env -u CLAUDECODE bash", "ask"),
     ('env -u CLAUDECODE -u CLAUDE_CODE_ENTRYPOINT git commit -m "x"', "ask"),
     ('unset CLAUDECODE; git commit -m "x"', "ask"),
