@@ -18,6 +18,7 @@ ROWS: list[Row] = [
     ("xargs -a ~/.ssh/id_ed25519 echo", "ask"),
     ("parallel -a .env.production echo", "ask"),
     ("parallel echo :::: .env", "ask"),
+    ('xargs -a "$LIST" echo', "ask"),
     ("xargs -a src/files.txt wc -l", "silent"),
     # a message file goes into history, where any `git log` prints it back
     ("git commit --allow-empty -F .env", "ask"),
