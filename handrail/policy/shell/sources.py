@@ -145,6 +145,9 @@ def secret_sources(part: Part) -> list[tuple[Word, str]]:
     out: list[tuple[Word, str]] = [(r.target, f"reads through {r.op}") for r in part.redirs
                                    if r.target is not None and r.op in ("<", "<>")]
     out += [(w, f"reads through {part.via[-1] if part.via else 'xargs'} -a") for w in part.arg_files]
+    if name == "git":  # `git -c commit.template=.env commit`: the template is the message
+        out += [(_value(Word(c, c), c.partition("=")[2]), "reads") for c in part.git_config
+                if c.partition("=")[0].lower() == "commit.template"]
     reader = _READERS.get(name)
     found: list[Word] = []
     if reader is not None:
@@ -312,6 +315,11 @@ def _git_reads(words: list[Word]) -> list[Word]:
     from handrail.policy.shell.parts import prog_name
 
     sub = next((w for w in words[1:] if not w.text.startswith("-")), None)
+    if sub is not None and sub.text == "config":
+        # `git config commit.template .env`: every later `git commit` puts the file in its message
+        texts = [w.text.lower() for w in words]
+        at = texts.index("commit.template") if "commit.template" in texts else -1
+        return words[at + 1 : at + 2] if at > 0 else []
     if sub is not None and prog_name(sub.text) in _GIT_MESSAGE_FILES:
         return _git_message_files(prog_name(sub.text), words[words.index(sub) + 1 :])
     if sub is None or prog_name(sub.text) not in _GIT_READS:

@@ -29,6 +29,9 @@ ROWS: list[Row] = [
     ("git notes add -F.env", "ask"),
     ("git merge -F .env.production main", "ask"),
     ("git am .env", "ask"),
+    ("git -c commit.template=.env commit --allow-empty", "ask"),
+    ("git config commit.template deploy.pem", "ask"),
+    ("git config --local commit.template .github/commit-template.txt", "notice"),
     ('git commit -m "load settings from .env"', "notice"),
     ("git commit -F -", "notice"),
     # a list of names to archive or copy is read, and the errors print each line
