@@ -33,6 +33,17 @@ SECRETS: tuple[tuple[str, str, str], ...] = (
     ("*.pem", EVERYONE, "private keys and certificates"),
     ("*.key", EVERYONE, "private keys"),
     ("**/secrets/**", EVERYONE, "secrets folder, at any depth"),
+    *((name, EVERYONE, "an SSH private key (ssh-keygen's default names)")
+      for name in ("id_rsa", "id_dsa", "id_ecdsa", "id_ed25519", "id_ecdsa_sk", "id_ed25519_sk")),
+    ("*.p12", EVERYONE, "a PKCS#12 bundle: a private key with its certificate"),
+    ("*.pfx", EVERYONE, "a PKCS#12 bundle: a private key with its certificate"),
+    ("*.jks", EVERYONE, "a Java keystore: private keys"),
+    ("*.keystore", EVERYONE, "a keystore: private keys (an Android signing key, a Java keystore)"),
+    ("*.kdbx", EVERYONE, "a KeePass password database"),
+    ("*.tfstate", EVERYONE, "Terraform state holds every secret of the resources it made, in plain text"),
+    ("*.tfstate.backup", EVERYONE, "Terraform state holds every secret of the resources it made, in plain text"),
+    ("credentials.json", EVERYONE, "a Google OAuth client or service-account key"),
+    (".git-credentials", EVERYONE, "git's stored passwords and tokens"),
 )
 SECRET_PATHS: tuple[str, ...] = tuple(p for p, _who, _why in SECRETS)
 

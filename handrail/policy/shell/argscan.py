@@ -108,3 +108,51 @@ def take_assigns(part: Part, words: list[Word], i: int) -> int:
         part.assigns.append((t[:eq], words[i]))
         i += 1
     return i
+
+
+def long_option(t: str, longs: frozenset[str]) -> str:
+    """`t` with its long option spelt out as getopt_long reads it: an unambiguous prefix of one
+    of `longs` is that option (`--uns=X` is `--unset=X`); anything else is left as it is."""
+    if not t.startswith("--") or len(t) < 3:
+        return t
+    name, eq, value = t.partition("=")
+    if name in longs:
+        return t
+    hits = [o for o in longs if o.startswith(name)]
+    return hits[0] + eq + value if len(hits) == 1 else t
+
+
+def option_values(words: list[Word], end: int, letter: str, long: str, longs: frozenset[str],
+                  letters: str) -> list[Word]:
+    """The values given to one option among a wrapper's options (`words[1:end]`): `-aFILE`,
+    `-a FILE`, `-0a FILE`, `--arg-file=FILE`, `--arg FILE`. `letters`: its short options that
+    take a value; `longs`: all its long options, for their prefixes."""
+    out: list[Word] = []
+    i = 1
+    while i < end:
+        w = words[i]
+        t = long_option(w.text, longs)
+        nxt = words[i + 1] if i + 1 < len(words) else None
+        if t.startswith("--"):
+            if t.startswith(long + "="):
+                out.append(_part_of(w, t.split("=", 1)[1]))
+            elif t == long and nxt is not None:
+                out.append(nxt)
+        elif t.startswith("-") and not w.dyn:
+            for j, c in enumerate(t[1:], 1):
+                if c in letters:
+                    if c == letter:
+                        rest = t[j + 1 :]
+                        out += [_part_of(w, rest)] if rest else [nxt] if nxt is not None else []
+                    break
+        i += 1
+    return out
+
+
+def _part_of(w: Word, text: str) -> Word:
+    """A word for the value part of `w` (`-a.env`, `--arg-file=.env`)."""
+    from handrail.policy.shell import syntax
+
+    v = syntax.Word(text, text if not w.dyn else w.raw)
+    v.dyn = w.dyn
+    return v

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 
-from handrail.policy.shell.gitwrap import git_exec_key
+from handrail.policy.shell.gitwrap import EDITOR_ENV, git_exec_key
 from handrail.policy.shell.parts import DYNAMIC
 from handrail.policy.shell.syntax import Word
 
@@ -35,6 +35,9 @@ def exec_env(flat: Walker, part: Part, st: State) -> None:
     for name, w in found:
         up = name.upper()
         value = w.text.split("=", 1)[1] if "=" in w.text else ""
+        if up in EDITOR_ENV and part.name in ("export", "declare", "typeset", "readonly"):
+            # `export GIT_EDITOR=…; git commit`: the git command later on the line runs it
+            st.vars[name] = value if not w.dyn else "$" + name
         if up in _REDIRECT_ENV:
             part.flags.append(("git-safety-net", f"{name} points git at other configuration, hooks or programs"))
         elif up.startswith("GIT_CONFIG_KEY_") and git_exec_key(value):

@@ -43,6 +43,7 @@ def git(flat: Walker, part: Part, name: str, words: list[Word], st: State) -> li
         key, _, value = cfg.partition("=")
         git_config_value(flat, part, key, value, False, st)
     sub = words[1].text if len(words) > 1 else ""
+    _editor_markers(part, sub, st)
     if sub == "config":
         _git_config_write(flat, part, words, st)
     if sub == "submodule" and len(words) > 2 and words[2].text == "foreach":
@@ -64,6 +65,30 @@ def git(flat: Walker, part: Part, name: str, words: list[Word], st: State) -> li
         return words[3:]
     flat.emit(part, words, st)
     return None
+
+
+# git subcommands that open an editor on a message (or, for rebase, on its list of steps), and
+# the editors that leave the file as it is.
+_MESSAGE_SUBS = frozenset({"commit", "tag", "merge", "rebase", "notes", "revert", "cherry-pick", "pull"})
+EDITOR_ENV = frozenset({"GIT_EDITOR", "EDITOR", "VISUAL", "GIT_SEQUENCE_EDITOR"})
+_NO_OP_EDITORS = frozenset({"true", ":", "cat"})
+
+
+def _editor_markers(part: Part, sub: str, st: State) -> None:
+    """`GIT_EDITOR='sed -i /Handrail-Agent/d' git commit --amend`: the editor runs after the
+    prepare-commit-msg hook wrote the agent's trailer, and may take it out again."""
+    if sub not in _MESSAGE_SUBS:
+        return
+    given = [(name, w.text.split("=", 1)[1] if "=" in w.text else "", w.dyn) for name, w in part.assigns
+             if name.upper() in EDITOR_ENV]
+    given += [(name, value, "$" in value) for name, value in st.vars.items() if name.upper() in EDITOR_ENV]
+    given += [(key, value, False) for key, _, value in (c.partition("=") for c in part.git_config)
+              if key.lower() in ("core.editor", "sequence.editor")]
+    for name, value, dyn in given:
+        if dyn or value.strip() not in _NO_OP_EDITORS:
+            part.flags.append(("agent-markers", f"{name} sets the editor git {sub} runs on its message after "
+                                                "handrail's hook marked it: it can take the agent's trailer out"))
+            return
 
 
 def _global_options(flat: Walker, part: Part, words: list[Word], st: State) -> int:

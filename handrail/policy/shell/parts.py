@@ -48,6 +48,7 @@ class Part:
     """One simple command as it will run."""
 
     __slots__ = (
+        "arg_files",
         "assigns",
         "context",
         "cwd",
@@ -85,6 +86,7 @@ class Part:
         self.stdin_text: str | None = None
         self.extra = False  # run with arguments only known at run time (xargs, find -exec)
         self.feeder: Part | None = None  # the command whose output xargs or parallel turns into arguments
+        self.arg_files: list[Word] = []  # files xargs or parallel read the arguments from (`xargs -a F`)
         self.git_config: list[str] = []
         self.git_paths: list[tuple[str, Word]] = []  # git's `--git-dir`/`--work-tree` and their values
         self.flags: list[tuple[str, str]] = []

@@ -74,10 +74,12 @@ def check_secret_reads(part: Part, ctx: Ctx) -> list[Finding]:
         out += _refused(part, w if w.raw.endswith(rel) else Word(rel, f"{w.raw} ({rel})"), how)
         if w.glob and path is not None and not in_project(path, ctx) and not out:
             out += _could_name(part, w, path)
-    if not out and part.name in _READ_ALL:
-        whole = next((w for w in part.words[1:] if w.dyn and not w.text.replace(SENT, "").strip("/\"'")), None)
+    if not out and (part.name in _READ_ALL or part.arg_files):
+        # `cat "$(echo .env)"`, `cat $(ls -a | grep env)`, `xargs -a "$F" echo`: what it prints
+        # is a file chosen at run time
+        printed = part.arg_files + (part.words[1:] if part.name in _READ_ALL else [])
+        whole = next((w for w in printed if w.dyn and not w.text.replace(SENT, "").strip("/\"'")), None)
         if whole is not None:
-            # `cat "$(echo .env)"`, `cat $(ls -a | grep env)`: what it prints is a file chosen at run time
             out.append((3, "secret-read", f"{part.name} prints {whole.raw}, a file only known at run time"))
     if not out and part.name in _RECURSIVE_SEARCH:
         out += _recursive_search(part, ctx)

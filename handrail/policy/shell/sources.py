@@ -10,6 +10,7 @@ from __future__ import annotations
 import re
 
 from handrail.policy.shell import toolreads
+from handrail.policy.shell.argscan import long_option
 from handrail.policy.shell.syntax import Word
 from handrail.policy.shell.targets import _cp_operands, _option_files
 
@@ -70,6 +71,7 @@ _TAR = ("fCTXbgKNLVHI", frozenset({"--file", "--directory", "--files-from", "--e
                                    "--blocking-factor", "--listed-incremental", "--starting-file", "--newer",
                                    "--tape-length", "--label", "--format", "--use-compress-program", "--transform",
                                    "--owner", "--group", "--mode", "--mtime"}))
+_TAR_LISTS = frozenset({"--file", "--files-from"})  # `--files` is --files-from, `--fil` is neither
 _ZIP = ("bntPOZs", frozenset({"--temp-path", "--suffixes", "--password", "--output-file", "--compression-method",
                               "--split-size"}))
 # curl options whose value names a file it sends: `@file` for data and headers, `name=@file` or
@@ -142,6 +144,10 @@ def secret_sources(part: Part) -> list[tuple[Word, str]]:
     words = part.words
     out: list[tuple[Word, str]] = [(r.target, f"reads through {r.op}") for r in part.redirs
                                    if r.target is not None and r.op in ("<", "<>")]
+    out += [(w, f"reads through {part.via[-1] if part.via else 'xargs'} -a") for w in part.arg_files]
+    if name == "git":  # `git -c commit.template=.env commit`: the template is the message
+        out += [(_value(Word(c, c), c.partition("=")[2]), "reads") for c in part.git_config
+                if c.partition("=")[0].lower() == "commit.template"]
     reader = _READERS.get(name)
     found: list[Word] = []
     if reader is not None:
@@ -197,25 +203,31 @@ def _sed_awk(name: str, words: list[Word]) -> list[Word]:
 
 def _copy(name: str, words: list[Word]) -> list[Word]:
     """What a copy takes: every operand but the last, or all with `-t DIR`."""
+    listed: list[Word] = []
     if name == "scp":
         ops = _getopt(words, *_SCP)[0]
     elif name == "rsync":
-        ops = _getopt(words, *_RSYNC)[0]
+        ops, opts = _getopt(words, *_RSYNC)
+        # the list of files to take (its errors print each line), and a password it sends
+        listed = _values(opts, ("--files-from", "--password-file"))
     else:
         ops = _cp_operands(name, words)
     to_dir = any(w.text in ("-t", "--target-directory") or w.text.startswith("--target-directory=")
                  for w in words[1:])
-    return ops if to_dir else ops[:-1]
+    return listed + (ops if to_dir else ops[:-1])
 
 
 def _tar(name: str, words: list[Word]) -> list[Word]:
     tar = list(words)
     if len(tar) > 1 and not tar[1].text.startswith("-") and not tar[1].dyn:  # `tar czf out.tgz …`
         tar[1] = _value(tar[1], "-" + tar[1].text)
+    tar = [tar[0]] + [_value(w, long_option(w.text, _TAR_LISTS)) if not w.dyn else w for w in tar[1:]]
     ops, opts = _getopt(tar, *_TAR)
+    # `tar -T LIST`: the list is read, and tar's errors print each line it cannot find
+    listed = _values(opts, ("-T", "--files-from"))
     if any(o in ("-c", "-r", "-u", "--create", "--append", "--update") for o, _ in opts):
-        return ops
-    return []
+        return listed + ops
+    return listed
 
 
 def _zip(name: str, words: list[Word]) -> list[Word]:
@@ -282,8 +294,8 @@ _METADATA_ONLY = frozenset({"ls", "ll", "la", "dir", "stat", "test", "[", "[[", 
                             "pushd", "export", "unset", "local", "declare", "true", "false", "exit", "wait",
                             "find", "fd", "fdfind", "tree", "locate", "sleep", "kill", "git-check-ignore"})
 # git subcommands whose operands are paths of the work tree (read when they are a secret).
-_GIT_READS = frozenset({"add", "show", "cat-file", "grep", "blame", "annotate", "log", "diff", "archive", "bundle",
-                        "hash-object", "ls-files"})
+_GIT_READS = frozenset({"am", "add", "show", "cat-file", "grep", "blame", "annotate", "log", "diff", "archive",
+                        "bundle", "hash-object", "ls-files"})
 
 
 def _pathlike(w: Word, part: Part) -> bool:
@@ -303,6 +315,13 @@ def _git_reads(words: list[Word]) -> list[Word]:
     from handrail.policy.shell.parts import prog_name
 
     sub = next((w for w in words[1:] if not w.text.startswith("-")), None)
+    if sub is not None and sub.text == "config":
+        # `git config commit.template .env`: every later `git commit` puts the file in its message
+        texts = [w.text.lower() for w in words]
+        at = texts.index("commit.template") if "commit.template" in texts else -1
+        return words[at + 1 : at + 2] if at > 0 else []
+    if sub is not None and prog_name(sub.text) in _GIT_MESSAGE_FILES:
+        return _git_message_files(prog_name(sub.text), words[words.index(sub) + 1 :])
     if sub is None or prog_name(sub.text) not in _GIT_READS:
         return []
     out: list[Word] = []
@@ -312,5 +331,36 @@ def _git_reads(words: list[Word]) -> list[Word]:
             continue
         out.append(_value(w, t.split(":", 1)[1]) if ":" in t and not t.startswith(("/", "./")) else w)
     return out
+
+# git subcommands that put a file into history as a message: (the short options that take a
+# value, and of those the ones that name the file; the long options that name it).
+_GIT_MESSAGE_FILES: dict[str, tuple[str, str, tuple[str, ...]]] = {
+    "commit": ("mFcCtS", "Ft", ("--file", "--template")), "tag": ("mFu", "F", ("--file",)),
+    "notes": ("mFcC", "F", ("--file",)), "merge": ("msXFS", "F", ("--file",)),
+}
+
+
+def _git_message_files(sub: str, words: list[Word]) -> list[Word]:
+    """`git commit -F .env`, `git tag -a v1 --file=.env`, `git notes add -F.env`: the file becomes a
+    message in history, which any `git log` prints back. git takes any unambiguous prefix of a
+    long option (`--fil=.env`), so any prefix of four letters or more counts."""
+    letters, files, longs = _GIT_MESSAGE_FILES[sub]
+    out: list[Word] = []
+    for i, w in enumerate(words):
+        t = w.text
+        nxt = words[i + 1] if i + 1 < len(words) else None
+        if t == "--":
+            break
+        if t.startswith("--") and not w.dyn:
+            name, eq, val = t.partition("=")
+            if len(name) >= 5 and any(o.startswith(name) for o in longs):
+                out += [_value(w, val)] if eq else [nxt] if nxt is not None else []
+        elif t.startswith("-") and not w.dyn:
+            c = next((c for c in t[1:] if c in letters), "")
+            if c and c in files:
+                rest = t[t.index(c) + 1 :]
+                out += [_value(w, rest)] if rest else [nxt] if nxt is not None else []
+    return [w for w in out if w.text != "-"]
+
 
 READERS = _READERS  # the reading half of the effect table (effects.py)

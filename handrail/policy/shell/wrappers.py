@@ -8,7 +8,7 @@ nothing at all, None when it handed the command to the walk itself.
 
 from __future__ import annotations
 
-from handrail.policy.shell.argscan import fs, has_short, opt_end, take_assigns
+from handrail.policy.shell.argscan import fs, has_short, long_option, opt_end, option_values, take_assigns
 from handrail.policy.shell.parts import has_download, resolve, word
 from handrail.policy.shell.syntax import Word
 from handrail.policy.shell.system import _is_marker
@@ -52,7 +52,14 @@ _XARGS = fs("-a", "--arg-file", "-d", "--delimiter", "-E", "-I", "-L", "--max-li
 _PARALLEL = fs("-j", "--jobs", "-a", "--arg-file", "-S", "--sshlogin", "--delay", "--timeout", "-I", "--colsep",
                "-d", "--delimiter", "-N", "-n", "--max-args", "-L", "--max-lines", "--joblog", "--results",
                "--tmpdir", "-E", "--halt")
-_ENV = fs("-u", "--unset", "-C", "--chdir", "-S", "--split-string", "-P")
+_XARGS_LONG = fs("--null", "--arg-file", "--delimiter", "--eof", "--replace", "--max-lines", "--max-args",
+                 "--max-procs", "--interactive", "--no-run-if-empty", "--max-chars", "--show-limits", "--verbose",
+                 "--exit", "--process-slot-var", "--open-tty", "--help", "--version")
+_ENV = fs("-u", "--unset", "-C", "--chdir", "-S", "--split-string", "-P", "-a", "--argv0")
+# GNU env's long options, all of them: getopt_long takes any unambiguous prefix of one
+_ENV_LONG = fs("--argv0", "--chdir", "--debug", "--default-signal", "--ignore-environment", "--ignore-signal",
+               "--block-signal", "--list-signal-handling", "--null", "--split-string", "--unset", "--help",
+               "--version")
 _WATCH = fs("-n", "--interval", "-q", "--equexit", "-s", "--shotsdir")
 _FLOCK = fs("-w", "--timeout", "-E", "--conflict-exit-code", "-c", "--command")
 
@@ -68,6 +75,9 @@ def plain(flat: Walker, part: Part, name: str, words: list[Word], st: State) -> 
     rest = words[end:]
     if name == "exec" and not rest:
         return []
+    if name == "exec" and has_short(words, end, "c"):
+        part.flags.append(("agent-markers", "exec -c runs the command with an empty environment, without the "
+                                            "variables that say an agent is acting"))
     if not rest:
         return words
     if name in ("sudo", "doas") and has_short(words, end, "si", ("--shell", "--login")):
@@ -157,6 +167,7 @@ def su(flat: Walker, part: Part, name: str, words: list[Word], st: State) -> lis
 def env(flat: Walker, part: Part, name: str, words: list[Word], st: State) -> list[Word] | None:
     i = 1
     n = len(words)
+    words = [words[0]] + [_spelt(w, _ENV_LONG) for w in words[1:]]  # `--uns=X` is `--unset=X`
     while i < n:
         w = words[i]
         t = w.text
@@ -215,6 +226,9 @@ def parallel(flat: Walker, part: Part, name: str, words: list[Word], st: State) 
     end = opt_end(words, 1, _PARALLEL)
     rest = words[end:]
     args: list[Word] = []
+    part.arg_files += option_values(words, end, "a", "--arg-file", frozenset({"--arg-file"}), "ajSIdNnLE")
+    rest, listed = _arg_file_operands(words, end, rest)
+    part.arg_files += listed
     if ":::" in [w.text for w in rest]:
         k = [w.text for w in rest].index(":::")
         rest, args = rest[:k], [w for w in rest[k + 1 :] if not w.text.startswith(":::")]
@@ -240,7 +254,10 @@ def parallel(flat: Walker, part: Part, name: str, words: list[Word], st: State) 
 
 
 def xargs(flat: Walker, part: Part, name: str, words: list[Word], st: State) -> list[Word] | None:
+    words = [words[0]] + [_spelt(w, _XARGS_LONG) for w in words[1:]]
     end = opt_end(words, 1, _XARGS)
+    # `xargs -a FILE`: the file is read, and its lines become the command's arguments
+    part.arg_files += option_values(words, end, "a", "--arg-file", _XARGS_LONG, "adEILnPs")
     part.via.append(name)
     part.feeder = _feeder(flat, part)
     fed = part.stdin_text
@@ -258,6 +275,25 @@ def xargs(flat: Walker, part: Part, name: str, words: list[Word], st: State) -> 
             _run_each(flat, part, words[end:], args if repl else [_joined(args)], repl, name, st)
     part.extra = True
     return words[end:] or [word("echo")]
+
+
+def _spelt(w: Word, longs: frozenset[str]) -> Word:
+    """`w` with an abbreviated long option spelt out (`--arg .env` is `--arg-file .env`)."""
+    t = long_option(w.text, longs) if not w.dyn else w.text
+    return w if t == w.text else Word(t, w.raw)
+
+
+def _arg_file_operands(words: list[Word], end: int, rest: list[Word]) -> tuple[list[Word], list[Word]]:
+    """`parallel CMD :::: FILE …` (or `::::+`, or the separator `--arg-file-sep` names): the
+    words after it are files whose lines are the arguments. (the command, those files)"""
+    seps = {"::::", "::::+"}
+    seps |= {words[i + 1].text for i in range(1, end - 1) if words[i].text == "--arg-file-sep"}
+    seps |= {w.text.split("=", 1)[1] for w in words[1:end] if w.text.startswith("--arg-file-sep=")}
+    at = next((k for k, w in enumerate(rest) if w.text in seps), None)
+    if at is None:
+        return rest, []
+    files = [w for w in rest[at + 1 :] if w.text not in seps and not w.text.startswith(":::")]
+    return rest[:at], files
 
 
 def _feeder(flat: Walker, part: Part) -> Part | None:

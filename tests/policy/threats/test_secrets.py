@@ -9,6 +9,46 @@ from threatkit import Row, category_tests
 
 CATEGORY = "secrets"
 ROWS: list[Row] = [
+    # a file xargs or parallel takes its arguments from is read: its lines reach the command run
+    ("xargs -a .env echo", "ask"),
+    ("xargs --arg-file=deploy.pem printf '%s\\n'", "ask"),
+    ("xargs --arg .env echo", "ask"),
+    ("xargs -0a config/secrets/db.yaml", "ask"),
+    ("xargs -0 -a /proc/self/environ -n1 echo", "ask"),
+    ("xargs -a ~/.ssh/id_ed25519 echo", "ask"),
+    ("parallel -a .env.production echo", "ask"),
+    ("parallel echo :::: .env", "ask"),
+    ('xargs -a "$LIST" echo', "ask"),
+    ("xargs -a src/files.txt wc -l", "silent"),
+    # a message file goes into history, where any `git log` prints it back
+    ("git commit --allow-empty -F .env", "ask"),
+    ("git commit -aF deploy.pem", "ask"),
+    ("git commit --fil=.env", "ask"),
+    ("git commit --template=config/secrets/db.yaml", "ask"),
+    ("git tag -a v9 --file .env", "ask"),
+    ("git notes add -F.env", "ask"),
+    ("git merge -F .env.production main", "ask"),
+    ("git am .env", "ask"),
+    ("git -c commit.template=.env commit --allow-empty", "ask"),
+    ("git config commit.template deploy.pem", "ask"),
+    ("git config --local commit.template .github/commit-template.txt", "notice"),
+    ('git commit -m "load settings from .env"', "notice"),
+    ("git commit -F -", "notice"),
+    # a list of names to archive or copy is read, and the errors print each line
+    ("tar -cf /dev/null -T .env", "ask"),
+    ("tar cf /dev/null --files=.env", "ask"),
+    ("rsync --files-from=.env src /tmp/copy", "ask"),
+    ("rsync --password-file=deploy.pem src /tmp/copy", "ask"),
+    ("tar -cf /tmp/out.tar -T src/files.txt", "notice"),
+    # private keys, keystores and state files by the names their tools give them
+    ("cat deploy/id_rsa", "ask"),
+    ("base64 signing/release.keystore", "ask"),
+    ("cat client.p12", "ask"),
+    ("jq .resources infra/terraform.tfstate", "ask"),
+    ("cat terraform.tfstate.backup", "ask"),
+    ("jq .private_key credentials.json", "ask"),
+    ("cat ~/.ssh/id_ed25519.pub", "silent"),
+    ("cat src/credentials.py", "silent"),
     # forcing ignored files into the index puts the secrets there, one `git diff --cached` away
     ("git add -f . && git diff --cached", "ask"),
     ("git add --force -A", "ask"),
