@@ -31,6 +31,17 @@ THREATS = Path(__file__).parent / "threats"
 # Commands of our own, each written from the program's manual, for table rows no threat row
 # exercises: (command, expectation as in the threat suite).
 MUTANT_WITNESS: list[Row] = [
+    # reads.SECRETS: files whose content is a secret in normal use, each by its own name
+    ("head -c 64 deploy/server.key", "ask"),
+    ("base64 deploy/id_dsa", "ask"),
+    ("base64 deploy/id_ecdsa", "ask"),
+    ("base64 deploy/id_ed25519", "ask"),
+    ("base64 deploy/id_ecdsa_sk", "ask"),
+    ("base64 deploy/id_ed25519_sk", "ask"),
+    ("base64 certs/client.pfx", "ask"),
+    ("base64 android/release.jks", "ask"),
+    ("base64 vault/team.kdbx", "ask"),
+    ("base64 ci/.git-credentials", "ask"),
     # targets.WRITERS: GNU patch under its other name writes what the patch names
     ("gpatch -p1 -i /tmp/incoming.diff", "ask"),
     # targets.COMPRESSORS: a compressor replaces the file it is given.
@@ -453,14 +464,14 @@ KNOWN_UNCOVERED: dict[str, int] = {
     "common.DISK_TOOLS": 12,
     "common.HOME_CACHES": 11,
     "common.HOME_ROOTS": 2,
-    "common.SAFE_DEVICES": 8,
+    "common.SAFE_DEVICES": 7,
     "common.SHELL_WRITES_HOOKS": 3,
     "common.SYSTEM_ROOTS": 27,
     "common.TEMP_ROOTS": 5,
     "deletes.REGENERABLE": 3,
     "deletes._REGEN_SUFFIXES": 3,
     "engine.DRY_RUNS": 3,
-    "engine.NEUTRAL": 34,
+    "engine.NEUTRAL": 33,
     "engine._NO_HELP": 66,
     "escapes._PY_RUNNERS": 8,
     "escapes._SETTERS": 6,
@@ -498,10 +509,10 @@ KNOWN_UNCOVERED: dict[str, int] = {
     "secrets._RECURSIVE_SEARCH": 6,
     "sources._GIT_READS": 7,
     "sources._GREPS": 2,
-    "sources._READERS": 36,
+    "sources._READERS": 29,
     "sources._READ_ALL": 4,
     "system.CMD": 2,
-    "system.CODE_ENV": 25,
+    "system.CODE_ENV": 24,
     "system.HISTORY_ENV": 5,
     "system.MARKERS": 18,  # agents.MARKERS: most also fall under _MARKER_PREFIXES (CLINE_, CODEX_, ...)
     "system.POWERSHELL": 4,

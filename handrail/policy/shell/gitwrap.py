@@ -82,6 +82,7 @@ def _editor_markers(part: Part, sub: str, st: State) -> None:
     given = [(name, w.text.split("=", 1)[1] if "=" in w.text else "", w.dyn) for name, w in part.assigns
              if name.upper() in EDITOR_ENV]
     given += [(name, value, "$" in value) for name, value in st.vars.items() if name.upper() in EDITOR_ENV]
+    given += [(name, "", True) for name in st.touched - set(st.vars) if name.upper() in EDITOR_ENV]
     given += [(key, value, False) for key, _, value in (c.partition("=") for c in part.git_config)
               if key.lower() in ("core.editor", "sequence.editor")]
     for name, value, dyn in given:

@@ -115,7 +115,7 @@ class State:
     `blind`: a variable may have changed in a way handrail does not follow (`declare -n`,
     `source`), so no value is known from here on."""
 
-    __slots__ = ("aliases", "blind", "cwd", "funcs", "vars")
+    __slots__ = ("aliases", "blind", "cwd", "funcs", "touched", "vars")
 
     def __init__(self, cwd: str | None, funcs: set[str] | None = None, aliases: dict[str, str] | None = None,
                  vars: dict[str, str] | None = None) -> None:
@@ -124,14 +124,19 @@ class State:
         self.aliases = aliases if aliases is not None else {}
         self.vars = vars if vars is not None else {}
         self.blind = False
+        # Every name the line has given a value, known or not: a rule that cares whether a
+        # variable was set at all (the editor git runs) still sees one whose value was lost.
+        self.touched: set[str] = set()
 
     def copy(self) -> State:
         out = State(self.cwd, set(self.funcs), dict(self.aliases), dict(self.vars))
         out.blind = self.blind
+        out.touched = set(self.touched)
         return out
 
     def put(self, name: str, value: str | None) -> None:
         """`name` now holds `value` (None: a value handrail does not know)."""
+        self.touched.add(name)
         if value is None or self.blind:
             self.vars.pop(name, None)
         else:
@@ -143,6 +148,7 @@ class State:
             self.vars.clear()
             self.blind = True
         for name in names or ():
+            self.touched.add(name)
             self.vars.pop(name, None)
 
     def settle(self, before: dict[str, str]) -> None:

@@ -31,7 +31,7 @@ LOOP_VALUES = 64
 LOOP_WALKS = 256
 
 _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
-_DECLARERS = frozenset({"declare", "typeset", "local", "export", "readonly"})
+DECLARERS = frozenset({"declare", "typeset", "local", "export", "readonly"})
 # Options of the declarers that change no more than a value's export, read-only or array state.
 _PLAIN_DECLARE = frozenset("xrgpaAfF")
 # Builtins whose operands (all of them, to be safe) name variables they assign; and what they
@@ -59,7 +59,7 @@ def by_command(words: list[Word], st: State) -> frozenset[str] | None:
     name = head.text
     if head.dyn or name in st.funcs or name in st.aliases or name in _WHOLESALE:
         return None
-    if name not in _ASSIGNING and name not in _DECLARERS:
+    if name not in _ASSIGNING and name not in DECLARERS:
         return _NONE
     args = words[i + 1 :]
     if name in ("printf", "wait"):
@@ -67,9 +67,9 @@ def by_command(words: list[Word], st: State) -> frozenset[str] | None:
         flag = "-v" if name == "printf" else "-p"
         at = next((k for k, a in enumerate(args) if a.text == flag and not a.dyn), None)
         args = args[at + 1 : at + 2] if at is not None else []
-    if any(SENT in a.text.split("=", 1)[0] if name in _DECLARERS else a.dyn for a in args):
+    if any(SENT in a.text.split("=", 1)[0] if name in DECLARERS else a.dyn for a in args):
         return None  # `read "$n"`, `declare "$x=1"`: a name known only at run time
-    if name in _DECLARERS and any(set(a.text[1:]) - _PLAIN_DECLARE for a in args if a.text[:1] in "-+"):
+    if name in DECLARERS and any(set(a.text[1:]) - _PLAIN_DECLARE for a in args if a.text[:1] in "-+"):
         return None  # `declare -n r=f` makes `r=x` assign f; `-i`, `-l`, `-u` change what later ones assign
     out = set(_ASSIGNING.get(name, ()))
     for a in args:

@@ -150,7 +150,7 @@ def check_unknown_words(part: Part, ctx: Ctx) -> list[Finding]:
     public = {resolve(w, part.cwd, ctx.home) for w in _public_inputs(part)}
     guessed = _reads_guessed(part)
     out: list[Finding] = []
-    for word in part.words[1:]:
+    for word in _named_paths(part):
         for w in _candidates(word):
             path = resolve(w, part.cwd, ctx.home)
             if path is None or path in public or (path in known and not guessed):
@@ -164,6 +164,34 @@ def check_unknown_words(part: Part, ctx: Ctx) -> list[Finding]:
                 break
         if out:
             break
+    return out
+
+
+# Options whose value is a pattern of names to leave out or take in, not a file the program
+# opens (`tar --exclude=.env`, `rsync --exclude .git/`, `grep --exclude-dir .handrail`); zip's
+# `-x`/`-i` take every word up to the next option.
+_FILTERS = frozenset({"--exclude", "--include", "--exclude-dir", "--include-dir", "--ignore", "--glob"})
+_ZIP_FILTERS = frozenset({"-x", "-i", "--exclude", "--include"})
+
+
+def _named_paths(part: Part) -> list[Word]:
+    """The words that may name files: every word after the program but filter patterns."""
+    out: list[Word] = []
+    skip = listing = False
+    for w in part.words[1:]:
+        t = w.text
+        if skip:
+            skip = False
+            continue
+        if listing and not t.startswith("-"):
+            continue
+        listing = part.name == "zip" and t in _ZIP_FILTERS
+        if t in _FILTERS and not listing:
+            skip = True
+            continue
+        if t.split("=", 1)[0] in _FILTERS and t.startswith("--") and "=" in t:
+            continue
+        out.append(w)
     return out
 
 

@@ -198,6 +198,12 @@ class Flat:
         else:
             self.unwrap(part, words, st)
         st.forget(changed)
+        if changed and words[0].text in shvars.DECLARERS:
+            # `export NAME=VALUE` with a literal value gives NAME that value, as a plain assignment does
+            for w in words[1:]:
+                name, eq, value = w.text.partition("=")
+                if eq and not w.dyn and name in changed:
+                    st.put(name, value)
 
     def emit(self, part: Part, words: list[Word], st: State) -> None:
         part.words = words
