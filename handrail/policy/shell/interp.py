@@ -7,6 +7,11 @@ cluster like `python -Bc CODE` or `perl -ne CODE` must be read as the interprete
 
 from __future__ import annotations
 
+from handrail.policy.shell.codefile import STDIN_PATHS
+
+# `-` and the names of standard input, as the script operand: the code is what stdin carries
+_STDIN_SCRIPT = STDIN_PATHS | {"-"}
+
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from handrail.policy.shell.parts import Part
@@ -20,6 +25,8 @@ def _python_code(name: str, words: list[Word]) -> tuple[str, list[tuple[str, boo
     while i < n:
         t = words[i].text
         if t == "-":
+            return "python", codes, True
+        if t in STDIN_PATHS:
             return "python", codes, True
         if t in ("-m",) or (not t.startswith("-")):
             return "python", codes, False
@@ -55,7 +62,7 @@ def _js_code(name: str, words: list[Word]) -> tuple[str, list[tuple[str, bool]],
             continue
         if t.startswith(("--eval=", "--print=")):
             codes.append((t.split("=", 1)[1], words[i].dyn))
-        elif t == "-":
+        elif t in _STDIN_SCRIPT and not codes:
             return "js", codes, True
         elif t in ("-r", "--require", "--import", "--loader"):
             i += 2
@@ -89,7 +96,7 @@ def _script_code(name: str, words: list[Word]) -> tuple[str, list[tuple[str, boo
         if t == "--":
             i += 1
         break
-    return name, codes, not codes and i >= n
+    return name, codes, not codes and (i >= n or words[i].text in _STDIN_SCRIPT)
 
 
 def _awk_code(name: str, words: list[Word]) -> tuple[str, list[tuple[str, bool]], bool]:
