@@ -72,3 +72,17 @@ def test_a_fifo_or_a_link_into_proc_is_code_handrail_cannot_read(tmp_path: Path,
     # no writer ever opens the FIFO: a classifier that opened it for reading would never answer
     assert _tier(repo, command) == 3
     assert _hook(repo, command) == "ask"
+
+
+@pytest.mark.parametrize("command", ["python3 -W ignore evil.py", "python3 -X importtime evil.py",
+                                     "python3 -Wonce evil.py", "ruby -r json evil.py", "php -d x=1 evil.py"])
+def test_an_option_value_is_not_taken_for_the_script(tmp_path: Path, command: str) -> None:
+    repo = _repo(tmp_path)
+    (repo / "evil.py").write_text(EVIL + "\nsystem('id')\n")
+    assert _tier(repo, command) == 3
+
+
+def test_an_unknown_option_before_a_missing_file_leaves_the_script_unknown(tmp_path: Path) -> None:
+    repo = _repo(tmp_path)
+    assert _tier(repo, "python3 -Q new evil.py") == 3
+    assert _tier(repo, "python3 -W ignore ok.py") == 1

@@ -12,7 +12,7 @@ from handrail.policy.shell.common import (
     Ctx,
     rx,
 )
-from handrail.policy.shell.interp import inline_code
+from handrail.policy.shell.interp import inline_code, script_operand
 from handrail.policy.shell.syntax import Word
 
 TYPE_CHECKING = False
@@ -88,6 +88,8 @@ def check_code(part: Part, toks: list[str], ctx: Ctx) -> list[Finding]:
         why = pyshadow.impurity(part, [c for c, _ in codes], pyshadow.script_path(part, ctx.home))
         if why is not None:
             return [(2, "runs-package", why)]
+    if not out and part.name == "perl" and any(w.text.startswith(("-M", "-m")) for w in part.words[1:]):
+        return [(2, "runs-package", f"{label} loads a module first (-M): an installed package's code runs")]
     if not out and not _in_place(part):
         return [(1, "pure-code", f"{label} code only computes and prints (read whole)")]
     return out
@@ -107,14 +109,15 @@ def _script_file(part: Part, lang: str, ctx: Ctx) -> tuple[str, str] | str | Non
         return None
     from handrail.policy.shell.parts import resolve
 
-    ops = [w for w in part.words[1:] if not w.text.startswith("-")]
-    if not ops or any(w.text in ("-m", "-c", "-e") for w in part.words[1:]):
+    first, after_option = script_operand(lang, part.words)
+    if first is None:
         return None
-    first = ops[0]
     path = resolve(first, part.cwd, ctx.home)
     if path is None:
         return f"{part.name} runs {first.raw}, a script only known at run time"
     data = read_code(path, SCRIPT_LIMIT)
+    if data is None and after_option:
+        return f"{part.name} is given {first.raw}, no file: an option may take it, and the script come later"
     if data is None:
         return None
     if isinstance(data, str):
