@@ -31,6 +31,16 @@ THREATS = Path(__file__).parent / "threats"
 # Commands of our own, each written from the program's manual, for table rows no threat row
 # exercises: (command, expectation as in the threat suite).
 MUTANT_WITNESS: list[Row] = [
+    # pymodules.RUNS_CODE: each module, run as a program, runs code it is handed or starts a program
+    ("python3 -m doctest src/app.py", "ask"),
+    ("python3 -m profile src/app.py", "ask"),
+    ("python3 -m pstats data.csv", "ask"),
+    ("python3 -m sqlite3 data.db", "ask"),
+    ("python3 -m webbrowser https://example.com", "ask"),
+    ("python3 -m antigravity", "ask"),
+    ("python3 -m idlelib", "ask"),
+    ("python3 -m idlelib.idle", "ask"),
+    ("python3 -m turtledemo", "ask"),
     # targets.WRITERS: GNU patch under its other name writes what the patch names
     ("gpatch -p1 -i /tmp/incoming.diff", "ask"),
     # targets.COMPRESSORS: a compressor replaces the file it is given.
@@ -281,7 +291,7 @@ TABLES: list[Spec] = [
     Spec("remote", "_PLAYBOOK_READS", context=("ansible",)),
     Spec("escapes", "_SQLITE_FUNCTIONS", context=("sqlite3",)),
     Spec("escapes", "_SQLITE_DOTS", context=("sqlite3",)),
-    Spec("escapes", "_PY_RUNNERS", context=("python",)),
+    Spec("pymodules", "RUNS_CODE", context=("python",)),
     Spec("escapes", "_SETTERS"),
     Spec("parts", "DOWNLOADERS"),
     Spec("parts", "SHELLS"),
@@ -447,7 +457,7 @@ KNOWN_UNCOVERED: dict[str, int] = {
     "cmdopts._CMD_OPTS": 12,
     "cmdopts._EXEC_ENV": 16,
     "cmdopts._REDIRECT_ENV": 5,
-    "code.INTERPRETERS": 6,
+    "code.INTERPRETERS": 5,
     "code._LANG": 6,
     "code._SQL_READS": 17,
     "common.DISK_TOOLS": 12,
@@ -462,7 +472,6 @@ KNOWN_UNCOVERED: dict[str, int] = {
     "engine.DRY_RUNS": 3,
     "engine.NEUTRAL": 34,
     "engine._NO_HELP": 66,
-    "escapes._PY_RUNNERS": 8,
     "escapes._SETTERS": 6,
     "escapes._SQLITE_DOTS": 12,
     "escapes._SQLITE_FUNCTIONS": 4,
@@ -473,10 +482,10 @@ KNOWN_UNCOVERED: dict[str, int] = {
     "gitwrap._GIT_EXEC_KEYS": 11,
     "gitwrap._GIT_EXEC_LAST": 7,
     "handlers.HANDLERS": 39,
-    "interp._INLINE_READERS": 4,
+    "interp._INLINE_READERS": 3,
     "options.DANGEROUS": 12,
     "parts.DOWNLOADERS": 10,
-    "parts.SHELLS": 16,
+    "parts.SHELLS": 15,
     "pytables._ANY_METHODS": 42,
     "pytables._BUILTINS": 14,
     "pytables._MODULES": 190,

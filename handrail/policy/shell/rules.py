@@ -22,6 +22,7 @@ from handrail.policy.shell import (
     localprog,
     options,
     precommit,
+    pymodules,
     remote,
     selfverbs,
     system,
@@ -114,8 +115,9 @@ _register(INTERPRETERS, "env-dump", _plain(envreads.check_env_reads))
 _register(("sqlite3",), "dynamic", _plain(escapes.check_sqlite))
 _register(("hash",), "dynamic", _plain(escapes.check_hash))
 _register(("make", "gmake"), "dynamic", _plain(escapes.check_make))
-_register(("node", "bun", "deno", "python", "perl", "ruby", "awk", "gawk", "mawk", "nawk"), "dynamic",
+_register(("node", "bun", "deno", "perl", "ruby", "awk", "gawk", "mawk", "nawk"), "dynamic",
           _plain(escapes.check_preloads))
+_register(("python",), "dynamic", _plain(pymodules.check_module))
 _register(("echo", "printf", *remote.NETWORK, "git", "pip", "npm", "pnpm", "yarn", "uv"), "env-dump",
           _plain(escapes.check_secret_vars))
 _register(tuple(escapes._SETTERS), "agent-markers", _plain(escapes.check_marker_setters))

@@ -260,19 +260,16 @@ def xargs(flat: Walker, part: Part, name: str, words: list[Word], st: State) -> 
     return _fed_code(words[end:], _replace_string(words, end, None), unused_appends=False) or [word("echo")]
 
 
-# Programs whose argument can be code: a shell's `-c TEXT`, an interpreter's `-c`/`-e` or its script.
-_CODE_RUNNERS = frozenset({"bash", "sh", "zsh", "dash", "ksh", "mksh", "ash", "fish", "csh", "tcsh", "yash",
-                           "posh", "python", "node", "bun", "deno", "perl", "ruby", "php", "lua", "luajit",
-                           "rscript", "julia", "eval", "source", "."})
-
-
 def _fed_code(cmd: list[Word], repl: str | None, *, unused_appends: bool) -> list[Word]:
     """xargs puts its input into the command line (in place of `-I R`, else at the end). When that
     command runs code (`xargs sh -c`, `xargs -I{} python3 {}`, `xargs env bash -c`), its input may be
     the code or the script: a word only known at run time, so the code is too."""
-    from handrail.policy.shell.parts import prog_name
+    from handrail.policy.shell.code import INTERPRETERS
+    from handrail.policy.shell.parts import SHELLS, prog_name
 
-    if not any(prog_name(w.text) in _CODE_RUNNERS for w in cmd):
+    # a shell's `-c TEXT` or script, an interpreter's `-c`/`-e` or script, `eval`, `source`
+    if not any(prog_name(w.text) in SHELLS or prog_name(w.text) in INTERPRETERS or w.text in ("eval", "source", ".")
+               for w in cmd):
         return cmd
     if repl and (not unused_appends or any(repl in w.text for w in cmd)):
         out = []
