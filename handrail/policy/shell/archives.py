@@ -199,8 +199,10 @@ def _holds_a_repository(folder: str, cwd: str | None) -> bool:
 def _listing(path: str, cwd: str | None) -> list[tuple[str, bool]] | None:
     """(member name, whether it is a link) for each member, or None when unreadable."""
     full = path if os.path.isabs(path) or cwd is None else os.path.join(cwd, path)
+    from handrail.policy.shell.codefile import regular_file
+
     try:
-        if os.path.getsize(full) > ARCHIVE_LIMIT:
+        if not regular_file(os.path.abspath(full)) or os.path.getsize(full) > ARCHIVE_LIMIT:
             return None
     except (OSError, ValueError):
         return None

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 
+from handrail.policy.shell.codefile import read_code
 from handrail.policy.shell.common import (
     _HOOKS_PATH,
     DISK_TOOLS,
@@ -11,7 +12,7 @@ from handrail.policy.shell.common import (
     Ctx,
     rx,
 )
-from handrail.policy.shell.interp import inline_code
+from handrail.policy.shell.interp import inline_code, script_operand
 from handrail.policy.shell.syntax import Word
 
 TYPE_CHECKING = False
@@ -51,6 +52,11 @@ def check_code(part: Part, toks: list[str], ctx: Ctx) -> list[Finding]:
                 return [(3, "dynamic", f"{label} runs code only known at run time ({part.feed})")]
             codes.append((part.stdin_text, False))
             inline = True
+        elif part.feed == "file":
+            fed = _fed_file(part, ctx)
+            if fed is None:
+                return [(3, "dynamic", f"{label} runs code from its standard input, which handrail cannot read")]
+            codes.append((fed, False))
         elif part.feed is None and any(w.text in ("--version", "-V", "--help", "-h", "-version") or (
                 w.text == "-v" and part.name in ("node", "bun", "deno", "perl", "php", "ruby"))
                 for w in part.words[1:]):
@@ -82,6 +88,8 @@ def check_code(part: Part, toks: list[str], ctx: Ctx) -> list[Finding]:
         why = pyshadow.impurity(part, [c for c, _ in codes], pyshadow.script_path(part, ctx.home))
         if why is not None:
             return [(2, "runs-package", why)]
+    if not out and part.name == "perl" and any(w.text.startswith(("-M", "-m")) for w in part.words[1:]):
+        return [(2, "runs-package", f"{label} loads a module first (-M): an installed package's code runs")]
     if not out and not _in_place(part):
         return [(1, "pure-code", f"{label} code only computes and prints (read whole)")]
     return out
@@ -101,25 +109,37 @@ def _script_file(part: Part, lang: str, ctx: Ctx) -> tuple[str, str] | str | Non
         return None
     from handrail.policy.shell.parts import resolve
 
-    ops = [w for w in part.words[1:] if not w.text.startswith("-")]
-    if not ops or any(w.text in ("-m", "-c", "-e") for w in part.words[1:]):
+    first, after_option = script_operand(lang, part.words)
+    if first is None:
         return None
-    first = ops[0]
     path = resolve(first, part.cwd, ctx.home)
     if path is None:
         return f"{part.name} runs {first.raw}, a script only known at run time"
-    try:
-        with open(path, "rb") as f:
-            data = f.read(SCRIPT_LIMIT + 1)
-    except FileNotFoundError:
+    data = read_code(path, SCRIPT_LIMIT)
+    if data is None and after_option:
+        return f"{part.name} is given {first.raw}, no file: an option may take it, and the script come later"
+    if data is None:
         return None
-    except OSError as e:
-        return f"{part.name} runs {first.raw}, which handrail cannot read ({e.strerror})"
-    except ValueError:  # a lone surrogate or a NUL: no file has that name
-        return f"{part.name} runs {first.raw}, a name handrail cannot look up"
+    if isinstance(data, str):
+        return f"{part.name} runs {first.raw}, {data}"
     if len(data) > SCRIPT_LIMIT:
         return f"{part.name} runs {first.raw}, longer than {SCRIPT_LIMIT // 1024} KiB: more than handrail reads"
     return path, data.decode("utf-8", "replace")
+
+
+def _fed_file(part: Part, ctx: Ctx) -> str | None:
+    """The text of the file redirected to standard input (`python3 < x.py`), when it is a regular file
+    handrail can read whole; None otherwise (named at run time, missing, a device, too large)."""
+    from handrail.policy.shell.parts import resolve
+
+    for r in reversed(part.redirs):
+        if r.op == "<" and r.fd in (None, "0") and r.target is not None:
+            path = resolve(r.target, part.cwd, ctx.home)
+            data = None if path is None else read_code(path, SCRIPT_LIMIT)
+            if not isinstance(data, bytes) or len(data) > SCRIPT_LIMIT:
+                return None
+            return data.decode("utf-8", "replace")
+    return None
 
 
 def _judge(part: Part, lang: str, code: str, ctx: Ctx, *, inline: bool) -> list[Finding]:
@@ -274,14 +294,12 @@ def _sql_files(part: Part, ctx: Ctx) -> list[str] | str:
         path = resolve(w, part.cwd, ctx.home)
         if path is None:
             return f"{part.name} runs SQL from {w.raw}, a file only known at run time"
-        try:
-            with open(path, encoding="utf-8", errors="replace") as f:
-                text = f.read(SCRIPT_LIMIT + 1)
-        except (OSError, ValueError):  # missing too: an earlier part of the command line may write it
+        data = read_code(path, SCRIPT_LIMIT)
+        if not isinstance(data, bytes):  # missing too: an earlier part of the command line may write it
             return f"{part.name} runs SQL from {w.raw}, which handrail cannot read"
-        if len(text) > SCRIPT_LIMIT:
+        if len(data) > SCRIPT_LIMIT:
             return f"{part.name} runs SQL from {w.raw}, more than handrail reads"
-        out.append(text)
+        out.append(data.decode("utf-8", "replace"))
     return out
 
 

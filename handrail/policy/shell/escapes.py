@@ -1,6 +1,6 @@
 """Ways a trusted program is made to run, read or change what its command line does not show:
 git's `ext::` transport and `--upload-pack`, sqlite3's file and shell functions, `hash -p`,
-make's `--eval` and `$(shell …)`, node's preloads, Python modules that run a file, awk and
+make's `--eval` and `$(shell …)`, node's, perl's and ruby's preloads, awk and
 programs from files, credential variables printed or carried out, and the agent's marker
 variables set by builtins other than assignment.
 
@@ -66,25 +66,44 @@ def check_make(part: Part, ctx: Ctx) -> list[Finding]:
     return []
 
 
-_PY_RUNNERS = frozenset({"cProfile", "profile", "pdb", "trace", "doctest", "timeit", "runpy", "code", "idlelib",
-                         "pstats"})
-
-
 def check_preloads(part: Part, ctx: Ctx) -> list[Finding]:
-    """node's `-r/--require/--import/--loader`, Python modules that run a file or code given to them,
-    awk's `-f FILE`, gawk's `-i`/`-l`: code handrail does not read runs first."""
+    """node's `-r/--require/--import/--loader`, perl's and ruby's `-I` and `-r ./FILE`, awk's
+    `-f FILE`, gawk's `-i`/`-l`: code handrail does not read runs first."""
     texts = [w.text for w in part.words[1:]]
     name = part.name
     preloads = ("-r", "--require", "--import", "--loader", "--experimental-loader")
     if name in ("node", "bun", "deno") and any(t in preloads or t.startswith(tuple(p + "=" for p in preloads[1:]))
                                                for t in texts):
         return [(3, _RUN, f"{name} preloads a module handrail does not read")]
-    if name == "python" and len(texts) > 1 and texts[0] == "-m" and texts[1] in _PY_RUNNERS:
-        return [(3, _RUN, f"python -m {texts[1]} runs code or a file handrail does not read")]
+    if name in ("perl", "ruby"):
+        loads = _script_loads(name, texts)
+        if loads is not None:
+            return [(3, _RUN, f"{name} {loads}, code handrail does not read, before its own")]
     if name in ("awk", "gawk", "mawk", "nawk") and any(
             t in ("-f", "--file", "-i", "--include", "-l", "--load", "-E", "--exec") for t in texts):
         return [(3, _RUN, f"{name} runs a program from a file handrail does not read")]
     return []
+
+
+def _script_loads(name: str, texts: list[str]) -> str | None:
+    """perl's `-I DIR`, ruby's `-I DIR` and `-r ./FILE`, wherever they stand (after `-e` too):
+    a folder searched first for every module, or a file of the project, loaded and run."""
+    code = False
+    for i, t in enumerate(texts):
+        if code:
+            code = False
+            continue
+        if t == "--" or not t.startswith("-"):
+            return None  # the script or its arguments: options end there
+        # `-e CODE`, `-ne CODE`, `-E CODE`: the next word is code, and options go on after it
+        code = t[1:2] != "-" and t[-1] in "eE" and t[1:].isalpha()
+        if t.startswith("-I"):
+            return f"searches {t[2:] or (texts[i + 1] if i + 1 < len(texts) else '')} first for modules"
+        if name == "ruby" and t.startswith("-r"):
+            lib = t[2:] or (texts[i + 1] if i + 1 < len(texts) else "")
+            if "/" in lib or lib.startswith(".") or lib.endswith(".rb"):
+                return f"loads {lib}"
+    return None
 
 
 def check_secret_vars(part: Part, ctx: Ctx) -> list[Finding]:

@@ -93,8 +93,7 @@ def _unknown(what: str) -> Word:
 
 def _read(path: str, cwd: str | None) -> str | None:
     full = path if os.path.isabs(path) or cwd is None else os.path.join(cwd, path)
-    try:
-        with open(full, encoding="utf-8", errors="replace") as f:
-            return f.read(PATCH_LIMIT)
-    except (OSError, ValueError):
-        return None
+    from handrail.policy.shell.codefile import read_code_text
+
+    text = read_code_text(full, PATCH_LIMIT)
+    return None if text is None else text[:PATCH_LIMIT]

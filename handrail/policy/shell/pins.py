@@ -31,11 +31,10 @@ def _folders(start: str) -> list[str]:
 
 
 def _read(path: str) -> str | None:
-    try:
-        with open(path, encoding="utf-8", errors="replace") as f:
-            return f.read(_MAX_READ)
-    except (OSError, ValueError):
-        return None
+    from handrail.policy.shell.codefile import read_code_text
+
+    text = read_code_text(path, _MAX_READ)
+    return None if text is None else text[:_MAX_READ]
 
 
 def node_pinned(name: str, start: str | None) -> bool:

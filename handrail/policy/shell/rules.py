@@ -22,6 +22,7 @@ from handrail.policy.shell import (
     localprog,
     options,
     precommit,
+    pymodules,
     remote,
     selfverbs,
     system,
@@ -109,13 +110,16 @@ _register(("python", "php"), "network-send", _plain(remote.check_serve))
 _register(("ansible", "ansible-playbook"), "system", _plain(remote.check_ansible))
 _register(("tmux", "screen"), "dynamic", _plain(remote.check_multiplexer))
 _register(("git",), "dynamic", _plain(escapes.check_git_transport))
+_register(("git",), "network-send", _plain(remote.check_git_url))
 _register(("git",), "secret-read", _plain(gitstash.check_stash))
 _register(("git",), gitimport.RULE, _plain(gitimport.check_import))
 _register(INTERPRETERS, "env-dump", _plain(envreads.check_env_reads))
 _register(("sqlite3",), "dynamic", _plain(escapes.check_sqlite))
 _register(("hash",), "dynamic", _plain(escapes.check_hash))
 _register(("make", "gmake"), "dynamic", _plain(escapes.check_make))
-_register(("node", "bun", "deno", "python", "awk", "gawk", "mawk", "nawk"), "dynamic", _plain(escapes.check_preloads))
+_register(("node", "bun", "deno", "perl", "ruby", "awk", "gawk", "mawk", "nawk"), "dynamic",
+          _plain(escapes.check_preloads))
+_register(("python",), "dynamic", _plain(pymodules.check_module))
 _register(("echo", "printf", *remote.NETWORK, "git", "pip", "npm", "pnpm", "yarn", "uv"), "env-dump",
           _plain(escapes.check_secret_vars))
 _register(tuple(escapes._SETTERS), "agent-markers", _plain(escapes.check_marker_setters))

@@ -206,18 +206,18 @@ def _script_text(path: str, cwd: str | None) -> str:
         if cwd is None:
             return ""
         path = os.path.join(cwd, path)
-    try:
-        with open(path, encoding="utf-8", errors="replace") as f:
-            return f.read(SCRIPT_LIMIT)
-    except (OSError, ValueError):
-        return ""
+    from handrail.policy.shell.codefile import read_code_text
+
+    return (read_code_text(path, SCRIPT_LIMIT) or "")[:SCRIPT_LIMIT]
 
 
 def _empty_file(path: str, cwd: str | None) -> bool:
     import os
 
+    from handrail.policy.shell.codefile import regular_file
+
     full = path if os.path.isabs(path) or cwd is None else os.path.join(cwd, path)
     try:
-        return os.path.isfile(full) and os.path.getsize(full) == 0
+        return regular_file(os.path.abspath(full)) and os.path.getsize(full) == 0
     except (OSError, ValueError):
         return False

@@ -8,6 +8,7 @@ time (a variable, a pipe from a download, a file too large to read) is flagged i
 from __future__ import annotations
 
 from handrail.policy.shell.argscan import fs
+from handrail.policy.shell.codefile import STDIN_PATHS, read_code
 from handrail.policy.shell.parts import DOWNLOAD, DYNAMIC, has_download, resolve
 
 TYPE_CHECKING = False
@@ -15,7 +16,6 @@ if TYPE_CHECKING:
     from handrail.policy.shell.parts import Part, State, Walker
     from handrail.policy.shell.syntax import Word
 
-STDIN_PATHS = fs("/dev/stdin", "/dev/fd/0", "/proc/self/fd/0")
 _SHELL_VALUE = fs("-o", "+o", "-O", "+O", "--rcfile", "--init-file")
 SCRIPT_LIMIT = 64 * 1024
 
@@ -73,7 +73,7 @@ def shell(flat: Walker, part: Part, name: str, words: list[Word], st: State) -> 
             part.flags.append((rule, f"{name} runs a script only known at run time"))
             return words
         written = resolve(script, part.cwd, flat.home) in flat.files
-        text = None if written else _read_script(script, part, flat.home)  # written earlier: note_run judges it
+        text = None if written else _read_script(script, name, part, flat.home)  # written earlier: note_run judges it
         if text is not None and part.script_text is None:
             # the script is code handrail can read: its commands are judged as if typed
             flat.shell_text(part, text, False, False, f"{name} {script.raw}", st, words)
@@ -121,7 +121,7 @@ def _file_script(flat: Walker, part: Part, name: str, words: list[Word], st: Sta
             part.flags.append((rule, f"{name} runs a script only known at run time"))
             break
         # `sh < script.sh`, `source /dev/stdin < payload`: the script is a file handrail reads
-        text = _read_script(t, part, flat.home)
+        text = _read_script(t, name, part, flat.home)
         if text is not None:
             flat.shell_text(part, text, False, False, f"{name} < {t.raw}", st)
             return None
@@ -130,19 +130,20 @@ def _file_script(flat: Walker, part: Part, name: str, words: list[Word], st: Sta
     return words
 
 
-def _read_script(script: Word, part: Part, home: str) -> str | None:
+def _read_script(script: Word, name: str, part: Part, home: str) -> str | None:
     """The text of a shell script file that exists and is small enough to read; None otherwise
     (a missing script fails to run; one too large or unreadable is judged by the patterns)."""
     path = resolve(script, part.cwd, home)
     if path is None:
         return None
-    try:
-        with open(path, "rb") as f:
-            data = f.read(SCRIPT_LIMIT + 1)
-    except (OSError, ValueError):  # missing, unreadable, or a name no file can have
+    data = read_code(path, SCRIPT_LIMIT)
+    if isinstance(data, str):
+        part.flags.append((DYNAMIC, f"{name} runs {script.raw}, {data}"))
+        return None
+    if data is None:  # missing: the run fails
         return None
     if len(data) > SCRIPT_LIMIT or b"\0" in data:
-        part.flags.append((DYNAMIC, f"{part.name} runs {script.raw}, more than handrail reads"))
+        part.flags.append((DYNAMIC, f"{name} runs {script.raw}, more than handrail reads"))
         return None
     return data.decode("utf-8", "replace")
 
@@ -167,7 +168,7 @@ def source(flat: Walker, part: Part, name: str, words: list[Word], st: State) ->
     elif len(words) > 1 and resolve(words[1], part.cwd, flat.home) not in flat.files:
         # the script is read and its commands judged, as `bash FILE` is (written earlier: note_run judges it)
         # (the `source` part stays: what it reads is judged too, `source .env` being a secret read)
-        text = _read_script(words[1], part, flat.home)
+        text = _read_script(words[1], name, part, flat.home)
         if text is not None and part.script_text is None:
             flat.shell_text(flat.new_part(part.context, part.via, part.pipe, part.index, st), text, False, False,
                             f"{name} {words[1].raw}", st, words)

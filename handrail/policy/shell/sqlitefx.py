@@ -68,6 +68,7 @@ def written(part: Part) -> list[Word]:
     sql = [w.text for w in ops[1:]] + ([part.stdin_text] if part.stdin_text else [])
     out = [f for text in sql for f in _named(text)]
     readonly = any(w.text in ("-readonly", "--readonly", "-safe", "--safe") for w in part.words[1:])
-    if ops and not readonly and not (sql and all(_read_only_sql(t) for t in sql)):
+    in_memory = bool(ops) and ops[0].text in (":memory:", "") and not ops[0].dyn  # no file at all
+    if ops and not in_memory and not readonly and not (sql and all(_read_only_sql(t) for t in sql)):
         out.insert(0, ops[0])  # the database it opens, and may change
     return out

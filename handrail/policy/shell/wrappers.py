@@ -250,7 +250,7 @@ def parallel(flat: Walker, part: Part, name: str, words: list[Word], st: State) 
     if len(rest) == 1 and " " in rest[0].text:  # `parallel 'rm -rf {}' ::: …`: a shell command line
         flat.shell_text(part, rest[0].text, rest[0].dyn, False, "parallel", st, words)
         return None
-    return rest
+    return rest if args else _fed_code(rest, _replace_string(words, end, "{}"), unused_appends=True)
 
 
 def xargs(flat: Walker, part: Part, name: str, words: list[Word], st: State) -> list[Word] | None:
@@ -274,7 +274,31 @@ def xargs(flat: Walker, part: Part, name: str, words: list[Word], st: State) -> 
             repl = _replace_string(words, end, None)
             _run_each(flat, part, words[end:], args if repl else [_joined(args)], repl, name, st)
     part.extra = True
-    return words[end:] or [word("echo")]
+    return _fed_code(words[end:], _replace_string(words, end, None), unused_appends=False) or [word("echo")]
+
+
+def _fed_code(cmd: list[Word], repl: str | None, *, unused_appends: bool) -> list[Word]:
+    """xargs puts its input into the command line (in place of `-I R`, else at the end). When that
+    command runs code (`xargs sh -c`, `xargs -I{} python3 {}`, `xargs env bash -c`), its input may be
+    the code or the script: a word only known at run time, so the code is too."""
+    from handrail.policy.shell.code import INTERPRETERS
+    from handrail.policy.shell.parts import SHELLS, prog_name
+
+    # a shell's `-c TEXT` or script, an interpreter's `-c`/`-e` or script, `eval`, `source`
+    if not any(prog_name(w.text) in SHELLS or prog_name(w.text) in INTERPRETERS or w.text in ("eval", "source", ".")
+               for w in cmd):
+        return cmd
+    if repl and (not unused_appends or any(repl in w.text for w in cmd)):
+        out = []
+        for w in cmd:
+            if repl in w.text:
+                w = Word(w.text, w.raw)
+                w.dyn = True
+            out.append(w)
+        return out
+    fed = Word("$(input)", "a line of its input")
+    fed.dyn = True
+    return [*cmd, fed]
 
 
 def _spelt(w: Word, longs: frozenset[str]) -> Word:
