@@ -260,7 +260,7 @@ def _rule_reason(part: unwrap.Part, tier: int, rule: str, why: str) -> dict[str,
 
 
 def _neutral(part: unwrap.Part) -> bool:
-    return part.func or not part.words or part.name in NEUTRAL
+    return part.func or part.side or not part.words or part.name in NEUTRAL
 
 
 def _decide(v: _Verdict, eng: Engine, ctx: cmdrules.Ctx) -> None:
@@ -302,8 +302,9 @@ def _decide(v: _Verdict, eng: Engine, ctx: cmdrules.Ctx) -> None:
     elif _neutral(part):
         v.tier = 2 if f2 else 1
         if not f2:
-            r = {"part": part.text, "tier": 1, "reason": "builtin", "source": cmdrules.SOURCE,
-                 "why": "a shell builtin that changes nothing outside the shell"}
+            why = (f"the files {part.name} writes beside the command it runs, in no protected place" if part.side
+                   else "a shell builtin that changes nothing outside the shell")
+            r = {"part": part.text, "tier": 1, "reason": "builtin", "source": cmdrules.SOURCE, "why": why}
             v.reasons.append(r)
     else:
         v.tier = None

@@ -66,6 +66,7 @@ class Part:
         "pipe",
         "redirs",
         "script_text",
+        "side",
         "stdin_text",
         "via",
         "words",
@@ -91,6 +92,9 @@ class Part:
         self.git_paths: list[tuple[str, Word]] = []  # git's `--git-dir`/`--work-tree` and their values
         self.flags: list[tuple[str, str]] = []
         self.func = False
+        # A part that stands for what a program writes beside the command it runs (`script -c
+        # CMD FILE` writes FILE): the write rules judge it, no pattern does.
+        self.side = False
         self.lead = False  # the command a pipeline element runs (not a substitution or an -exec inside it)
         self.script_text: str | None = None  # the text of a script file this command line wrote and runs
 

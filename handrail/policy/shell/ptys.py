@@ -37,13 +37,62 @@ def _command(words: list[Word]) -> tuple[int, str | None]:
     return -1, None
 
 
+# Options whose value is a file `script` writes its log to (util-linux).
+_LOG_FILES = fs("-O", "--log-out", "-B", "--log-io", "-T", "--log-timing", "-I", "--log-in")
+
+
+def typescripts(words: list[Word], command_at: int) -> list[Word]:
+    """The files `script` writes: its typescript (the first operand, `typescript` when none is
+    given), and the logs its options name. The command's own word is none of them."""
+    from handrail.policy.shell.syntax import Word
+
+    out: list[Word] = []
+    positional = False
+    i = 1
+    while i < len(words):
+        w, t = words[i], words[i].text
+        if i == command_at:
+            i += 1
+            continue
+        if t.startswith("--") and "=" in t and t.split("=", 1)[0] in _LOG_FILES:
+            value = Word(t.split("=", 1)[1], w.raw)
+            value.dyn = w.dyn
+            out.append(value)
+        elif t in _LOG_FILES and i + 1 < len(words):
+            out.append(words[i + 1])
+            i += 1
+        elif t in _SCRIPT_VALUED:
+            i += 1
+        elif not (t.startswith("-") and len(t) > 1) and not positional:
+            out.append(w)
+            positional = True
+        i += 1
+    if not positional:
+        out.append(Word("typescript", "typescript"))
+    return out
+
+
+def written(part: Part) -> list[Word]:
+    """What a `script` part writes (the write table's entry for it)."""
+    return typescripts(part.words, -1)
+
+
+def _log_part(flat: Walker, part: Part, words: list[Word], at: int, st: State) -> None:
+    """`script -c CMD FILE` writes FILE whatever CMD does: a part of its own for the write rules."""
+    log = flat.new_part(part.context, part.via, part.pipe, part.index, st)
+    log.words, log.name, log.side = [words[0], *typescripts(words, at)], "script", True
+    flat.out.append(log)
+
+
 def script(flat: Walker, part: Part, name: str, words: list[Word], st: State) -> list[Word] | None:
     """`script -qec CMD FILE` (util-linux), `script -q FILE CMD…` (BSD)."""
     at, glued = _command(words)
     if glued is not None:
+        _log_part(flat, part, words, at, st)
         flat.shell_text(part, glued, words[at].dyn, False, "script -c", st, words)
         return None
     if 0 < at < len(words):
+        _log_part(flat, part, words, at, st)
         flat.shell_text(part, words[at].text, words[at].dyn, False, "script -c", st, words)
         return None
     if at > 0:

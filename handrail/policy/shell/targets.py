@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import os
 
-from handrail.policy.shell import selfverbs, sqlitefx
+from handrail.policy.shell import ptys, selfverbs, sqlitefx
 from handrail.policy.shell.archives import PROGRAMS as ARCHIVE_PROGRAMS
 from handrail.policy.shell.archives import extracted
 from handrail.policy.shell.common import _SOURCES, SAFE_DEVICES, Ctx, _protected, in_project, operands, rx, sensitive
@@ -105,7 +105,7 @@ def write_targets(part: Part) -> tuple[list[Word], list[Word]]:
     if name == "uniq":
         ops = operands(words, frozenset({"-f", "-s", "-w", "--skip-fields", "--skip-chars", "--check-chars"}))
         written += ops[1:2]
-    elif name in ("git", "patch", "gpatch", "handrail", "sqlite3"):
+    elif name in ("git", "patch", "gpatch", "handrail", "sqlite3", "script"):
         verb_written, verb_removed = _verb_writes(part)
         written += verb_written
         removed += verb_removed
@@ -114,9 +114,10 @@ def write_targets(part: Part) -> tuple[list[Word], list[Word]]:
 
 def _verb_writes(part: Part) -> tuple[list[Word], list[Word]]:
     """git rm/mv, format-patch -o, the files a patch names (`git apply`, `patch`), what handrail's
-    own verbs write (`handrail ci --output F`: selfverbs.WRITES) and sqlite3's files (sqlitefx)."""
-    if part.name in ("handrail", "sqlite3"):
-        return (selfverbs.written(part) if part.name == "handrail" else sqlitefx.written(part)), []
+    own verbs write (`handrail ci --output F`: selfverbs.WRITES), sqlite3's files (sqlitefx) and
+    script's typescript (ptys)."""
+    if part.name in ("handrail", "sqlite3", "script"):
+        return {"handrail": selfverbs.written, "sqlite3": sqlitefx.written, "script": ptys.written}[part.name](part), []
     words = part.words
     sub = words[1].text if part.name == "git" and len(words) > 1 else ""
     if sub in ("rm", "mv") and len(words) > 2:
@@ -394,6 +395,6 @@ def _judge(part: Part, w: Word, ctx: Ctx, *, delete: bool, redirect: bool) -> li
 # run for these (and for any part with a redirection).
 WRITERS = frozenset({"tee", "touch", "truncate", "mkdir", "sudoedit", "chattr", "setfacl", "sed", "gsed", "perl",
                      *_COPIERS, "dd", "chmod", "chown", "chgrp", "rm", "unlink", "rmdir", "shred", "srm", "trash",
-                     "rimraf", "curl", "wget", "uniq", "git", "awk", "gawk", "mawk", "nawk", *_FILE_OPTS,
+                     "rimraf", "curl", "wget", "uniq", "git", "awk", "gawk", "mawk", "nawk", "script", *_FILE_OPTS,
                      *COMPRESSORS, "xxd", *_EXTRACTORS, *ARCHIVE_PROGRAMS, "patch", "gpatch",
                      "handrail", "sqlite3"})
