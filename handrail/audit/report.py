@@ -38,8 +38,9 @@ MAY_HAVE_RUN = {"error": "it may have run: the session shows an error for it, no
 
 
 def session(harness: str, path: str, reader: Reader, policy: replay.Policy, since: str | None,
-            progress: Progress | None = None) -> dict[str, Any] | None:
-    """One file's entry, or None when every call in it is older than `since`."""
+            progress: Progress | None = None, *, whole: bool = False) -> dict[str, Any] | None:
+    """One file's entry, or None when every call in it is older than `since`. With `whole` (a
+    file named on the command line) every call is judged, wherever its session ran."""
     findings: list[dict[str, Any]] = []
     denied: list[dict[str, Any]] = []
     problems: list[dict[str, Any]] = []
@@ -64,7 +65,7 @@ def session(harness: str, path: str, reader: Reader, policy: replay.Policy, sinc
             continue
         call: Call = item
         name = call.session or name
-        if not policy.reaches(call):
+        if not whole and not policy.reaches(call):
             elsewhere += 1
             continue
         if since is not None and call.time is not None and _before(call.time, since):

@@ -208,7 +208,7 @@ def _rules(repo: pygit2.Repository, oid: str, trees: _Trees,
     if not changes.changes:
         return [], None  # an empty commit, or a merge that brings nothing its parents lack
     read, out = trees.policy_of(oid)
-    policy = (read or whole.NO_POLICY)._replace(agent=maker.as_agent() if maker else None)
+    policy = (read or gitrules.NO_POLICY)._replace(agent=maker.as_agent() if maker else None)
     if read is not None:  # with no readable policy at all, `unreadable` is the finding, not "no task"
         first = gitrules.edit_task_problem(policy, changes=changes.changes)
         if first is not None:

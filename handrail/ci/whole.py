@@ -26,9 +26,6 @@ from handrail.ci.ciconfig import problems as reach_problems
 from handrail.hooks.gitcheck import loosenings
 from handrail.policy import gitrules, links
 
-# A policy no file sets: for a base whose own policy cannot be read (only write_paths matter here).
-NO_POLICY = gitrules.GitPolicy(None, gitrules.EVERYONE, "no readable policy", (), (), ())
-
 
 def where(base: str, head: str) -> str:
     return f"the pull request as a whole (merge-base..head, {base[:7]}..{head[:7]})"
@@ -42,7 +39,7 @@ def problems(found: git.ChangeSet, base: str, head: str, policy: gitrules.GitPol
              reach: Reach) -> list[gitrules.Problem]:
     """Every finding of the net change `found` (base..head), each naming the pull request
     as a whole rather than a commit."""
-    rules = (policy or NO_POLICY)._replace(agent=None, edit=())
+    rules = (policy or gitrules.NO_POLICY)._replace(agent=None, edit=())
     out: list[gitrules.Problem] = []
     for change in found.changes:
         out += gitrules.path_problems(change, rules)

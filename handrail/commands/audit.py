@@ -42,7 +42,7 @@ def audit(*, paths: tuple[str, ...], harness: str, since: str | None, project: s
         def shown(file: str, line: int) -> None:
             render.progress(f"handrail audit: {display(os.path.basename(file))}: line {line}")
 
-        entry = reports.session(name, path, READERS[name][1], policy, since, shown)
+        entry = reports.session(name, path, READERS[name][1], policy, since, shown, whole=bool(paths))
         render.progress(None)
         if entry is not None:
             sessions.append(entry)

@@ -137,6 +137,11 @@ class GitPolicy(NamedTuple):
     write_paths: scope.WritePaths | None = None   # the protocol's tiers.tier2_notified.write_paths
 
 
+# Where no policy can be read (a commit whose protocol is unreadable, in ci): every path rule
+# that binds everyone still holds, and no task is in an edit phase.
+NO_POLICY = GitPolicy(None, EVERYONE, "no readable policy", (), (), ())
+
+
 def display(path: str) -> str:
     """A path fit to print: bytes that are not UTF-8 shown as `\\xNN`, and what a terminal
     would act on or hide (`\\r`, ESC, zero-width and bidi characters) escaped as `repr`

@@ -148,7 +148,13 @@ def test_only_the_clock_reads_the_time_of_day() -> None:
 
 # A file each secret pattern names: a pattern added to scope.SECRETS needs one here.
 SECRET_EXAMPLES = {".env*": ".env.local", "*.pem": "certs/site.pem", "*.key": "deploy.key",
-                   "**/secrets/**": "config/secrets/db.txt"}
+                   "**/secrets/**": "config/secrets/db.txt", "id_rsa": "deploy/id_rsa", "id_dsa": "keys/id_dsa",
+                   "id_ecdsa": "id_ecdsa", "id_ed25519": "ops/id_ed25519", "id_ecdsa_sk": "keys/id_ecdsa_sk",
+                   "id_ed25519_sk": "keys/id_ed25519_sk", "*.p12": "certs/client.p12", "*.pfx": "certs/site.pfx",
+                   "*.jks": "android/release.jks", "*.keystore": "android/debug.keystore",
+                   "*.kdbx": "vault/team.kdbx", "*.tfstate": "infra/terraform.tfstate",
+                   "*.tfstate.backup": "infra/terraform.tfstate.backup", "credentials.json": "gcp/credentials.json",
+                   ".git-credentials": ".git-credentials"}
 
 
 def test_every_secret_path_has_an_example() -> None:

@@ -88,8 +88,8 @@ def test_claude_asks_and_codex_denies_an_agent_reopening_its_phase(project: Path
     assert phase(project) == "review"
 
 
-@pytest.mark.parametrize("command", ["bash", "sh -s", "python3", "node", "psql", "sqlite3 shop.db", "irb",
-                                     "ssh build-host", "script"])
+@pytest.mark.parametrize("command", ["bash", "sh -s", "python3", "node", "psql", "sqlite3 -readonly shop.db", "irb",
+                                     "ssh build-host", "script /dev/null"])
 def test_codex_denies_an_interactive_session_it_could_type_into(project: Path, command: str) -> None:
     codex = hook("codex", project, command)
     assert codex["permissionDecision"] == "deny", codex
