@@ -95,6 +95,18 @@ PROTECTED: tuple[tuple[str, str, str], ...] = (
     (".github/actions/**", AGENTS, "local GitHub Actions a workflow's steps run"),
     (".gitlab-ci.yml", AGENTS, "the GitLab CI pipeline (it runs the CI check, or drops it)"),
     (".gitlab/ci/**", AGENTS, "GitLab CI files the pipeline includes"),
+    # `handrail ci` runs on any engine: each one's own pipeline file decides whether it runs.
+    (".circleci/**", AGENTS, "the CircleCI pipeline (it runs the CI check, or drops it)"),
+    ("Jenkinsfile", AGENTS, "the Jenkins pipeline (it runs the CI check, or drops it)"),
+    ("azure-pipelines.yml", AGENTS, "the Azure Pipelines pipeline (it runs the CI check, or drops it)"),
+    ("bitbucket-pipelines.yml", AGENTS, "the Bitbucket pipeline (it runs the CI check, or drops it)"),
+    (".travis.yml", AGENTS, "the Travis CI pipeline (it runs the CI check, or drops it)"),
+    (".buildkite/**", AGENTS, "the Buildkite pipeline (it runs the CI check, or drops it)"),
+    (".drone.yml", AGENTS, "the Drone pipeline (it runs the CI check, or drops it)"),
+    (".woodpecker.yml", AGENTS, "the Woodpecker pipeline (it runs the CI check, or drops it)"),
+    (".woodpecker/**", AGENTS, "the Woodpecker pipeline (it runs the CI check, or drops it)"),
+    (".gitea/workflows/**", AGENTS, "Gitea Actions workflows (they run the CI check, or drop it)"),
+    (".forgejo/workflows/**", AGENTS, "Forgejo Actions workflows (they run the CI check, or drop it)"),
     # Who must review: the CI check leaves a policy change to a reviewer the owners name.
     ("CODEOWNERS", AGENTS, "who must review which paths (read at the root, in .github/, .gitlab/ or docs/)"),
     (".gitmodules", AGENTS, "submodules: code from another repository, which no path rule judges"),

@@ -51,6 +51,9 @@ def link(project: Repo, rel: str, target: str) -> None:
     (".vscode/mcp.json", '{"servers": {}}\n'),
     (".cursor/mcp.json", '{"mcpServers": {}}\n'),
     (".github/CODEOWNERS", "* @anyone\n"),
+    (".circleci/config.yml", "version: 2.1\njobs: {}\n"),
+    ("Jenkinsfile", "pipeline { agent any; stages { } }\n"),
+    (".forgejo/workflows/ci.yml", "on: push\njobs: {}\n"),
 ])
 def test_a_change_to_what_runs_the_check_or_widens_an_agent_is_a_policy_change(
         project: Repo, path: str, content: str) -> None:

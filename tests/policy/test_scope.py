@@ -48,6 +48,17 @@ FORBIDDEN = [
 ]
 
 PROTECTED_PATHS = [
+    (".circleci/config.yml", ".circleci/**"),
+    ("Jenkinsfile", "Jenkinsfile"),
+    ("azure-pipelines.yml", "azure-pipelines.yml"),
+    ("bitbucket-pipelines.yml", "bitbucket-pipelines.yml"),
+    (".travis.yml", ".travis.yml"),
+    (".buildkite/pipeline.yml", ".buildkite/**"),
+    (".drone.yml", ".drone.yml"),
+    (".woodpecker.yml", ".woodpecker.yml"),
+    (".woodpecker/test.yml", ".woodpecker/**"),
+    (".gitea/workflows/ci.yml", ".gitea/workflows/**"),
+    (".forgejo/workflows/ci.yml", ".forgejo/workflows/**"),
     (".handrail/autonomy-protocol.json", ".handrail/**"),
     (".handrail/tasks/login/task.json", ".handrail/**"),
     (".handrail/tasks/login/harness-contract.json", ".handrail/**"),
