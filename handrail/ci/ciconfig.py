@@ -15,7 +15,7 @@ change set into findings.
 from __future__ import annotations
 
 import posixpath
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from typing import NamedTuple
 
 import pygit2
@@ -37,6 +37,36 @@ class Reach(NamedTuple):
     def plus(self, other: Reach) -> Reach:
         return Reach(tuple(dict.fromkeys(self.patterns + other.patterns)),
                      tuple(dict.fromkeys(self.unreadable + other.unreadable)))
+
+
+Parsed = tuple[list[str], str | None]  # what one file names, and why it cannot be read (None: it can)
+Named = tuple[list[tuple[str, str]], list[tuple[str, pygit2.Blob]]]  # (patterns and why, files to read next)
+
+
+def follow(start: list[tuple[str, pygit2.Blob]], parsed: dict[pygit2.Oid, Parsed],
+           read: Callable[[bytes, str], Parsed], reach: Callable[[str], Named]) -> Reach:
+    """What a configuration names from its `start` files, breadth first, each file read once
+    (`parsed`, by blob), at most MAX_FILES files: `read` lists what one file names, `reach`
+    turns each name into patterns and the files to read in turn."""
+    patterns: list[tuple[str, str]] = []
+    broken: list[tuple[str, str]] = []
+    seen: set[str] = set()
+    queue = list(start)
+    while queue and len(seen) < MAX_FILES:
+        path, found = queue.pop(0)
+        if path in seen:
+            continue
+        seen.add(path)
+        if found.id not in parsed:
+            parsed[found.id] = read(found.data, path)
+        named, why = parsed[found.id]
+        if why is not None:
+            broken.append((path, why))
+        for name in named:
+            more, files = reach(name)
+            patterns += more
+            queue += files
+    return Reach(tuple(dict.fromkeys(patterns)), tuple(broken))
 
 
 def blob(tree: pygit2.Tree, path: str) -> pygit2.Blob | None:

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import pygit2
 
-from handrail.ci.ciconfig import MAX_FILES, Reach, blob, load_yaml, repo_path
+from handrail.ci.ciconfig import Named, Reach, blob, follow, load_yaml, repo_path
 
 WORKFLOWS = ".github/workflows"
 _METADATA = ("action.yml", "action.yaml")
@@ -33,28 +33,13 @@ class LocalActions:
         files = _workflow_files(tree)
         if not files:
             return Reach()
-        patterns: list[tuple[str, str]] = []
-        broken: list[tuple[str, str]] = []
-        seen: set[str] = set()
-        queue = list(files)
-        while queue and len(seen) < MAX_FILES:
-            path, found = queue.pop(0)
-            if path in seen:
-                continue
-            seen.add(path)
-            if found.id not in self._parsed:
-                self._parsed[found.id] = _uses(found.data)
-            folders, why = self._parsed[found.id]
-            if why is not None:
-                broken.append((path, why))
-            for folder in folders:
-                patterns += [(p, WHY) for p in (_ROOT_FILES if folder == "" else (f"/{folder}/**",))]
-                for name in _METADATA:
-                    meta = f"{folder}/{name}" if folder else name
-                    inner = blob(tree, meta)
-                    if inner is not None:
-                        queue.append((meta, inner))
-        return Reach(tuple(dict.fromkeys(patterns)), tuple(broken))
+
+        def reach(folder: str) -> Named:
+            patterns = [(p, WHY) for p in (_ROOT_FILES if folder == "" else (f"/{folder}/**",))]
+            metas = [f"{folder}/{name}" if folder else name for name in _METADATA]
+            return patterns, [(meta, inner) for meta in metas if (inner := blob(tree, meta)) is not None]
+
+        return follow(files, self._parsed, lambda data, _path: _uses(data), reach)
 
 
 def _workflow_files(tree: pygit2.Tree) -> list[tuple[str, pygit2.Blob]]:

@@ -19,7 +19,7 @@ import posixpath
 
 import pygit2
 
-from handrail.ci.ciconfig import MAX_FILES, Reach, blob, load_yaml, repo_path
+from handrail.ci.ciconfig import Named, Reach, blob, follow, load_yaml, repo_path
 
 PIPELINE = ".gitlab-ci.yml"
 _ELSEWHERE = frozenset({"remote", "project", "template", "component", "artifact"})
@@ -36,26 +36,13 @@ class Includes:
         top = blob(tree, PIPELINE)
         if top is None:
             return Reach()
-        seen: set[str] = set()
-        patterns: list[tuple[str, str]] = []
-        broken: list[tuple[str, str]] = []
-        queue = [(PIPELINE, top)]
-        while queue and len(seen) < MAX_FILES:
-            path, found = queue.pop(0)
-            if path in seen:
-                continue
-            seen.add(path)
-            if found.id not in self._parsed:
-                self._parsed[found.id] = _local(found.data, posixpath.dirname(path))
-            named, why = self._parsed[found.id]
-            if why is not None:
-                broken.append((path, why))
-            for pattern in named:
-                patterns.append((pattern, f"included by {PIPELINE}"))
-                inner = None if "*" in pattern else blob(tree, pattern.lstrip("/"))
-                if inner is not None:
-                    queue.append((pattern.lstrip("/"), inner))
-        return Reach(tuple(dict.fromkeys(patterns)), tuple(broken))
+
+        def reach(pattern: str) -> Named:
+            inner = None if "*" in pattern else blob(tree, pattern.lstrip("/"))
+            return [(pattern, f"included by {PIPELINE}")], [] if inner is None else [(pattern.lstrip("/"), inner)]
+
+        return follow([(PIPELINE, top)], self._parsed, lambda data, path: _local(data, posixpath.dirname(path)),
+                      reach)
 
 
 def _local(data: bytes, folder: str) -> tuple[list[str], str | None]:
