@@ -36,8 +36,24 @@ HELP_FLAGS = ("--help", "-h")
 def main(argv: list[str] | None = None) -> int:
     try:
         return _dispatch(list(sys.argv[1:] if argv is None else argv))
+    except BrokenPipeError:
+        # The reader went away (`handrail classify --help | head`): no traceback, and exit 2,
+        # since a hook whose answer could not be written must not look like a pass.
+        _silence_stdout()
+        return 2
     finally:
         _remember_validated()
+
+
+def _silence_stdout() -> None:
+    """Point stdout at /dev/null, so that the interpreter's own flush at exit cannot raise again."""
+    import os
+
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError):
+        pass
 
 
 def _remember_validated() -> None:

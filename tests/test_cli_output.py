@@ -218,3 +218,22 @@ def test_policy_show_one_tier_lists_it_whole(repo: Path, handrail) -> None:  # t
     assert sections(r.stdout) == {"tier 2, runs with a notice": data["notify"]}
     r = handrail("policy", "show", "claude", "--tier", "2", "--all", cwd=repo)
     assert r.returncode == 2 and "not both" in r.stderr
+
+
+# ----------------------------------------------------------------------------- a reader that went away
+
+
+@pytest.mark.parametrize("args", [("classify", "--help"), ("classify", "--batch", "-"), ("--help",)])
+def test_a_closed_pipe_is_no_traceback_and_no_pass(args: tuple[str, ...], tmp_path: Path) -> None:
+    """`handrail classify --help | head -1`: the reader closes its end; handrail says nothing more,
+    prints no traceback, and does not exit 0 (a hook whose answer was lost must not pass)."""
+    read, write = os.pipe()
+    os.close(read)
+    lines = "".join(json.dumps({"command": f"ls {i}"}) + "\n" for i in range(2000))
+    try:
+        proc = subprocess.run([HANDRAIL, *args], input=lines.encode(), stdout=write, stderr=subprocess.PIPE,
+                              cwd=tmp_path, timeout=60, check=False)
+    finally:
+        os.close(write)
+    assert "Traceback" not in proc.stderr.decode(), proc.stderr.decode()
+    assert proc.returncode != 0
