@@ -77,6 +77,8 @@ def test_a_script_is_judged_by_its_own_folder(repo: Path) -> None:
     (repo / "tools" / "json.py").write_text("print('not the json you think')\n")
     assert tier(repo, "python3 tools/show.py") == 2
     assert tier(repo, PURE) == 1  # the working folder holds no stand-in: -c is still pure
+    # an option's value is not the script: `-W ignore` runs tools/show.py, whose folder decides
+    assert tier(repo, "python3 -W ignore tools/show.py") == 2
 
 
 def test_a_plain_folder_of_the_same_name_is_no_stand_in(repo: Path) -> None:

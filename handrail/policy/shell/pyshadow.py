@@ -64,12 +64,12 @@ def _modules_in(folder: str) -> set[str] | None:
 
 def script_path(part: Part, home: str) -> str | None:
     """The script a `python FILE` runs, resolved; None for `-c`, `-m` and standard input."""
+    from handrail.policy.shell.interp import script_operand
     from handrail.policy.shell.parts import resolve
 
-    if any(w.text in ("-c", "-m") for w in part.words[1:]):
-        return None
-    first = next((w for w in part.words[1:] if not w.text.startswith("-")), None)
-    return None if first is None else resolve(first, part.cwd, home) or ""
+    # the one reading of python's command line: `-W ignore x.py` runs x.py, not `ignore`
+    first, _ = script_operand("python", part.words)
+    return None if first is None or first.text == "-" else resolve(first, part.cwd, home) or ""
 
 
 def impurity(part: Part, codes: list[str], script: str | None) -> str | None:
