@@ -64,6 +64,7 @@ TRACKED = {
     "scripts/build.sh": "#!/bin/sh\nnpm run build\n",
     "data.csv": "id,name\n1,apple\n2,pear\n",
     "config/settings.yaml": "port: 8000\n",
+    "web/index.html": "<title>shop</title>\n",
 }
 # Present but never committed: `.env` and the secrets folder are ignored; deploy.pem was just
 # dropped into the tree, so `git grep --untracked` and `rg` see it.
@@ -77,6 +78,7 @@ UNTRACKED = {
     "dist/app.js": "console.log(1)\n",
     "build/out.o": "obj\n",
     "src/__pycache__/app.cpython-311.pyc": "pyc\n",
+    "web/.env.local": "API_TOKEN=web-threat\n",  # a dotfile beside plain files: `web/*` does not name it
 }
 HOME_FILES = {
     ".ssh/id_ed25519": "-----BEGIN OPENSSH PRIVATE KEY-----\nthreat\n-----END OPENSSH PRIVATE KEY-----\n",

@@ -17,6 +17,7 @@ from handrail.policy.shell import (
     escapes,
     gitimport,
     gitstash,
+    globdots,
     guardenv,
     interactive,
     localprog,
@@ -159,6 +160,8 @@ def findings(part: Part, toks: list[str], ctx: Ctx) -> list[Finding]:
     out += [f for f in localprog.check_local_program(part, ctx) if f[1] in ALWAYS_ON or ctx.enabled(f[1])]
     if (part.words or part.redirs) and ctx.enabled("secret-read"):
         out += check_secret_reads(part, ctx)
+    if (part.assigns or name in globdots.SETTERS) and ctx.enabled("secret-read"):
+        out += globdots.check_glob_dots(part)
     if (part.assigns or name in ("export", "declare", "typeset", "local", "readonly")) and \
             ctx.enabled("git-safety-net"):
         out += check_assigns(part, ctx)

@@ -6,6 +6,7 @@ from __future__ import annotations
 import re
 
 from handrail.policy.shell.common import Ctx, in_project
+from handrail.policy.shell.globdots import expand
 from handrail.policy.shell.links import linked
 from handrail.policy.shell.parts import resolve
 from handrail.policy.shell.sources import _GREPS, _READ_ALL
@@ -160,16 +161,10 @@ def _expanded(sources: list[tuple[Word, str]], part: Part, ctx: Ctx,
         found.append((w, how))
         if not w.glob or w.dyn or part.cwd is None:
             continue
-        import glob
-        import itertools
-
         pattern = resolve(w, part.cwd, ctx.home)
         if pattern is None:
             continue
-        try:
-            hits = list(itertools.islice(glob.iglob(pattern, include_hidden=True, recursive=True), GLOB_LIMIT + 1))
-        except (OSError, ValueError):  # a pattern no file name can match (a lone surrogate, a NUL)
-            hits = []
+        hits = expand(part, w, pattern, GLOB_LIMIT + 1)
         if len(hits) > GLOB_LIMIT:
             out.append((3, "secret-read", f"{part.name} reads {w.raw}, which names more than {GLOB_LIMIT:,} files: "
                                           "too many to check for secrets"))

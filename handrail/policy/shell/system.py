@@ -37,6 +37,9 @@ _MARKER_PREFIXES = ("CLAUDE_CODE_", "CODEX_", "OPENCODE_", "COPILOT_", "CLINE_",
 # (Library search paths such as PYTHONPATH are left alone: the program they serve runs the
 # project's code anyway.)
 CODE_ENV = frozenset({"BASH_ENV", "ENV", "PROMPT_COMMAND", "PS0", "PS4", "LD_PRELOAD", "LD_AUDIT",
+                      # a prompt's `$( … )` runs at every prompt of a shell kept between commands
+                      "PS1", "PS2", "PS3", "PROMPT", "PROMPT2", "PROMPT3", "PROMPT4", "RPROMPT", "RPROMPT2",
+                      "RPS1", "RPS2", "SPROMPT",
                       "DYLD_INSERT_LIBRARIES", "PYTHONSTARTUP", "ZDOTDIR", "SHELLOPTS", "BASHOPTS", "IFS",
                       "GIT_SSH", "GIT_SSH_COMMAND", "GIT_EXTERNAL_DIFF", "GIT_PROXY_COMMAND", "LESSOPEN",
                       "LESSCLOSE", "MANPAGER", "BROWSER", "LESSKEY", "LESSKEYIN", "LESSKEY_CONTENT",

@@ -10,6 +10,13 @@ from threatkit import Row, category_tests
 
 CATEGORY = "shell semantics"
 ROWS: list[Row] = [
+    # a prompt is expanded at every prompt of a shell a harness keeps between commands
+    ("PS1='$(rm -rf src) $ '", "ask"),
+    ("export PS2='`rm -rf src`'", "ask"),
+    ("PROMPT='%~ $(rm -rf src)'", "ask"),
+    ("RPROMPT='$(rm -rf src)'", "ask"),
+    *[(f"{name}='$(rm -rf src)'", "ask") for name in ("PS3", "PROMPT2", "PROMPT3", "PROMPT4", "RPROMPT2", "RPS1",
+                                                        "RPS2", "SPROMPT")],
     # a script put in place by a copy, a move, a link or an unpack, then run in the same line
     ("cp notes.txt run.py && python3 run.py", "ask"),
     ("mv draft.txt tool.sh; bash tool.sh", "ask"),
