@@ -156,3 +156,25 @@ def _part_of(w: Word, text: str) -> Word:
     v = syntax.Word(text, text if not w.dyn else w.raw)
     v.dyn = w.dyn
     return v
+
+
+def file_values(words: list[Word], opts: tuple[str, ...]) -> list[Word]:
+    """The values of `opts` anywhere in `words`: `-o F`, `-oF`, `--output F`, `--output=F`."""
+    from handrail.policy.shell.syntax import Word
+
+    out: list[Word] = []
+    for i, w in enumerate(words[1:], 1):
+        t = w.text
+        for o in opts:
+            if t == o and i + 1 < len(words):
+                if words[i + 1].text != "-":
+                    out.append(words[i + 1])
+            elif o.startswith("--") and t.startswith(o + "="):
+                v = Word(t[len(o) + 1:], w.raw)
+                v.dyn = w.dyn
+                out.append(v)
+            elif len(o) == 2 and t.startswith(o) and len(t) > 2 and not t.startswith("--"):
+                v = Word(t[2:], w.raw)
+                v.dyn = w.dyn
+                out.append(v)
+    return out

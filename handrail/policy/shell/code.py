@@ -240,6 +240,10 @@ def check_sql(part: Part, toks: list[str], ctx: Ctx) -> list[Finding]:
         unbounded = _unbounded_change(t) if name not in ("mongosh", "mongo") else None
         if unbounded:
             return [(3, "sql-destroy", f"{name} runs '{unbounded}', which changes every row")]
+        verb = _overwriting(t) if name not in ("mongosh", "mongo", "redis-cli") else None
+        if verb:
+            return [(3, "sql-destroy", f"{name} runs {verb}, which changes or removes what the database holds: "
+                                       "no undo brings it back")]
     if texts and name in ("psql", "mysql", "mariadb", "sqlite3", "duckdb", "clickhouse-client") and \
             all(_read_only_sql(t) for t in texts):
         return [(1, "read-only-sql", f"{name} only queries (SELECT, SHOW, EXPLAIN, \\d)")]
@@ -279,6 +283,21 @@ def _unbounded_change(sql: str) -> str | None:
         low = [w.lower() for w in words]
         if head in ("update", "delete") and "where" not in low:
             return " ".join(words[:4])
+    return None
+
+
+_OVERWRITES = frozenset({"delete", "update", "drop", "alter", "replace", "truncate", "merge"})
+
+
+def _overwriting(sql: str) -> str | None:
+    """The first verb that changes or removes rows or schema, WHERE or not (`INSERT OR REPLACE`
+    and `ON CONFLICT DO UPDATE` included): what it overwrites is gone. Not `ON DELETE CASCADE` in
+    a table's definition, `SELECT … FOR UPDATE`, the `replace()` function, a word in a string."""
+    words: list[str] = rx("_SQL_WORDS").findall(rx("_SQL_LITERALS").sub(" ", sql[:65536].lower()))
+    for i, w in enumerate(words):
+        if w in _OVERWRITES and (i == 0 or words[i - 1] not in ("on", "for", "key")) and \
+                words[i + 1:i + 2] != ["("]:
+            return w.upper()
     return None
 
 

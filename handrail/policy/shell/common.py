@@ -49,7 +49,9 @@ RULES = {
                        "given to a program whose use of them is not known (json.tool IN OUT, patch -o, zip)",
     "system-paths": "writes, deletes and permission changes on system paths, the home folder and its dotfiles",
     "disk-write": "writes to disks and file systems: dd of=/dev/…, > /dev/sda, mkfs, wipefs, fdisk…",
-    "sql-destroy": "DROP DATABASE/TABLE/SCHEMA, TRUNCATE, DELETE without WHERE through psql/mysql/sqlite3…",
+    "sql-destroy": "statements that change or remove what a database holds, which no undo restores: DELETE, "
+                   "UPDATE, DROP, ALTER, REPLACE, TRUNCATE, MERGE through psql/mysql/sqlite3…, mongosh's delete/"
+                   "update/drop",
     "fork-bomb": "a shell function that calls itself",
     "redirect-write": "a redirection into a file is a local change (tier 2)",
     "network-send": "requests that send data or change remote state: curl -X DELETE/-d, gh api -X/-f, nc, scp to a "
@@ -69,6 +71,9 @@ RULES = {
                     "the hook may never see",
     "package-runner": "npx, npm exec, pnpm/yarn dlx, bunx, uvx, pipx run, nix run of a package the project does "
                       "not pin: code fetched from a registry that nobody has read",
+    "package-install": "package installs whose code runs later outside the work tree (pip --user, npm -g, cargo/go/"
+                       "gem/pipx/uv tool/brew/apt install…), or comes from a source the line picks (an index or "
+                       "registry URL, a repository, a link), and writes of a package manager's configuration",
     "local-program": "a program named by a path outside the system's folders (./src/ls, /tmp/x/git), or looked "
                      "up through a PATH the line sets: code of the work tree, not the program its name says (tier 2)",
     "secret-read": "a secret the Read tool refuses (.env*, *.pem, *.key, secrets/) read through the shell: "
@@ -96,7 +101,12 @@ _SOURCES["_GLOBS"] = (r"[*?\[]")
 
 _SOURCES["_SQL_RISK"] = (r"\b(?:drop\s+(?:database|schema|table|view|user|role|owned|index)|truncate\b|"
                        r"delete\s+from\s+[\w.\"`\[\]]+\s*(?:;|$)|alter\s+table\s+\S+\s+drop\b)", re.I)
-_SOURCES["_MONGO_RISK"] = (r"dropDatabase|\.drop\s*\(|deleteMany\s*\(\s*\{\s*\}|remove\s*\(\s*\{\s*\}")
+_SOURCES["_MONGO_RISK"] = (r"dropDatabase|\.drop\s*\(|deleteMany\s*\(\s*\{\s*\}|remove\s*\(\s*\{\s*\}|"
+                           r"\.(?:delete(?:One|Many)|update(?:One|Many)|replaceOne|findOneAnd(?:Delete|Update|Replace)|"
+                           r"findAndModify|remove|bulkWrite|renameCollection)\s*\(")
+# SQL's string literals, quoted names and comments, and then its words: read for the verbs that overwrite
+_SOURCES["_SQL_LITERALS"] = (r"'(?:[^']|'')*'|\"[^\"]*\"|`[^`]*`|--[^\n]*|/\*.*?\*/", re.S)
+_SOURCES["_SQL_WORDS"] = (r"[a-z_]+|\(")
 _HOOKS_PATH = "core.hookspath"
 _COMPILED: dict[str, re.Pattern[str]] = {}
 

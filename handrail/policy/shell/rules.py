@@ -19,6 +19,7 @@ from handrail.policy.shell import (
     gitstash,
     globdots,
     guardenv,
+    installs,
     interactive,
     localprog,
     options,
@@ -129,6 +130,7 @@ _register(("pre-commit",), precommit.RULE, _plain(precommit.check_framework))
 _register(("pip", "pip3", "pipx", "uv", "python", "python3"), "",
           lambda part, _toks, ctx: check_uninstall(part.name, [w.text for w in part.words[1:]]))
 _register(interactive.PROGRAMS, "dynamic", _plain(interactive.check_interactive))
+_register(tuple(installs.PROGRAMS), installs.RULE, _plain(installs.check_install))
 _register(agentclients.PROGRAMS, "agent-client", _plain(agentclients.check_agent_client))
 
 

@@ -10,9 +10,9 @@ from __future__ import annotations
 import re
 
 from handrail.policy.shell import toolreads
-from handrail.policy.shell.argscan import long_option
+from handrail.policy.shell.argscan import file_values, long_option
 from handrail.policy.shell.syntax import Word
-from handrail.policy.shell.targets import _cp_operands, _option_files
+from handrail.policy.shell.targets import _cp_operands
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -247,19 +247,19 @@ def _upload(name: str, words: list[Word]) -> list[Word]:
     """The files curl and wget send: `-d @file`, `-F name=@file`, `-T file`, `--post-file=file`."""
     found: list[Word] = []
     if name == "wget":
-        found = [_value(v, v.text) for v in _option_files(words, ("--post-file", "--body-file"))]
-    for v in _option_files(words, _CURL_AT):
+        found = [_value(v, v.text) for v in file_values(words, ("--post-file", "--body-file"))]
+    for v in file_values(words, _CURL_AT):
         if v.text.startswith("@") and v.text != "@-":
             found.append(_value(v, v.text[1:]))
-    for v in _option_files(words, ("--data-urlencode",)):
+    for v in file_values(words, ("--data-urlencode",)):
         head, at, tail = v.text.partition("@")
         if at and "=" not in head and tail != "-":
             found.append(_value(v, tail))
-    for v in _option_files(words, _CURL_FORM):
+    for v in file_values(words, _CURL_FORM):
         content = v.text.partition("=")[2]
         if content[:1] in ("@", "<") and content[1:2] != "-":
             found.append(_value(v, content[1:].split(";", 1)[0]))
-    found += [_value(v, v.text) for v in _option_files(words, _CURL_UPLOAD) if v.text != "."]
+    found += [_value(v, v.text) for v in file_values(words, _CURL_UPLOAD) if v.text != "."]
     return found
 
 

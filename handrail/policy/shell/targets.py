@@ -5,9 +5,10 @@ from __future__ import annotations
 
 import os
 
-from handrail.policy.shell import ptys, selfverbs, sqlitefx
+from handrail.policy.shell import installs, ptys, selfverbs, sqlitefx
 from handrail.policy.shell.archives import PROGRAMS as ARCHIVE_PROGRAMS
 from handrail.policy.shell.archives import extracted
+from handrail.policy.shell.argscan import file_values
 from handrail.policy.shell.common import _SOURCES, SAFE_DEVICES, Ctx, _protected, in_project, operands, rx, sensitive
 from handrail.policy.shell.landing import Landing, above_project, landings
 from handrail.policy.shell.parts import resolve
@@ -91,9 +92,9 @@ def write_targets(part: Part) -> tuple[list[Word], list[Word]]:
     elif name in ("rm", "unlink", "rmdir", "shred", "srm", "trash", "rimraf"):
         removed += operands(words)
     elif name in ("curl", "wget"):
-        written += download_files(words, "o" if name == "curl" else "O") + _option_files(words, _FILE_OPTS[name])
+        written += download_files(words, "o" if name == "curl" else "O") + file_values(words, _FILE_OPTS[name])
     elif name in _FILE_OPTS or name in _EXTRACTORS:
-        written += _option_files(words, _FILE_OPTS[name]) if name in _FILE_OPTS else _extract_dirs(part)
+        written += file_values(words, _FILE_OPTS[name]) if name in _FILE_OPTS else _extract_dirs(part)
     elif name in COMPRESSORS or name == "xxd":
         written_c, removed_c = compressed(name, words)
         written += written_c
@@ -107,8 +108,8 @@ def write_targets(part: Part) -> tuple[list[Word], list[Word]]:
         written += ops[1:2]
     elif name in ("git", "patch", "gpatch", "handrail", "sqlite3", "script"):
         verb_written, verb_removed = _verb_writes(part)
-        written += verb_written
-        removed += verb_removed
+        written, removed = written + verb_written, removed + verb_removed
+    written += installs.written(part) if name in installs.FOLDERS else []  # `pip install --target DIR`
     return written, removed
 
 
@@ -123,7 +124,7 @@ def _verb_writes(part: Part) -> tuple[list[Word], list[Word]]:
     if sub in ("rm", "mv") and len(words) > 2:
         return _git_moves(words)
     if sub == "format-patch":
-        return _option_files(words, ("-o", "--output-directory")), []
+        return file_values(words, ("-o", "--output-directory")), []
     if sub in ("apply", "am") or part.name != "git":  # `git am` writes the mailbox's files before it commits
         from handrail.policy.shell.patchfiles import patch_writes
 
@@ -188,26 +189,6 @@ _FILE_OPTS: dict[str, tuple[str, ...]] = {
 }
 
 
-def _option_files(words: list[Word], opts: tuple[str, ...]) -> list[Word]:
-    """The values of `opts` in `words`: `-o F`, `-oF`, `--output F`, `--output=F`."""
-    out: list[Word] = []
-    for i, w in enumerate(words[1:], 1):
-        t = w.text
-        for o in opts:
-            if t == o and i + 1 < len(words):
-                if words[i + 1].text != "-":
-                    out.append(words[i + 1])
-            elif o.startswith("--") and t.startswith(o + "="):
-                v = Word(t[len(o) + 1:], w.raw)
-                v.dyn = w.dyn
-                out.append(v)
-            elif len(o) == 2 and t.startswith(o) and len(t) > 2 and not t.startswith("--"):
-                v = Word(t[2:], w.raw)
-                v.dyn = w.dyn
-                out.append(v)
-    return out
-
-
 _COPIERS = frozenset({"cp", "mv", "rsync", "scp", "ln", "install"})
 
 # Archive extractors and the option naming the folder they unpack into (the archive's own
@@ -230,7 +211,7 @@ def _extract_dirs(part: Part) -> list[Word]:
         extracting = True
     if not extracting:
         return []
-    return _option_files(words, _EXTRACTORS[name])
+    return file_values(words, _EXTRACTORS[name])
 
 
 def _on_disk(path: str, ctx: Ctx, *, delete: bool) -> str | None:
@@ -397,4 +378,4 @@ WRITERS = frozenset({"tee", "touch", "truncate", "mkdir", "sudoedit", "chattr", 
                      *_COPIERS, "dd", "chmod", "chown", "chgrp", "rm", "unlink", "rmdir", "shred", "srm", "trash",
                      "rimraf", "curl", "wget", "uniq", "git", "awk", "gawk", "mawk", "nawk", "script", *_FILE_OPTS,
                      *COMPRESSORS, "xxd", *_EXTRACTORS, *ARCHIVE_PROGRAMS, "patch", "gpatch",
-                     "handrail", "sqlite3"})
+                     "handrail", "sqlite3", *installs.FOLDERS})
