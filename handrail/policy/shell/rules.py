@@ -27,8 +27,10 @@ from handrail.policy.shell import (
     pymodules,
     remote,
     selfverbs,
+    sends,
     system,
     unknownfx,
+    winenv,
 )
 from handrail.policy.shell.code import (
     INTERPRETERS,
@@ -99,7 +101,7 @@ _register(("curl", "wget", "http", "https", "xh", "xhs"), "network-send", _plain
 _register(("gh",), "network-send", _plain(remote.check_gh))
 _register(("nc", "ncat", "netcat", "socat", "telnet", "sftp", "ftp", "tftp", "lftp", "ssh"), "network-send",
           _plain(remote.check_socket))
-_register(tuple(remote.NETWORK), "network-send", _plain(remote.check_carried))
+_register((*sends.NETWORK, *sends.FETCHERS), "network-send", _plain(sends.check_carried))
 _register(tuple({k.split(" ", 1)[0] for k in options.DANGEROUS} | options.PAGERS), "option-effect",
           _plain(options.check_options))
 _register(tuple(dynopts.programs()), "dynamic", _plain(dynopts.check_run_time_options))
@@ -122,7 +124,8 @@ _register(("make", "gmake"), "dynamic", _plain(escapes.check_make))
 _register(("node", "bun", "deno", "perl", "ruby", "awk", "gawk", "mawk", "nawk"), "dynamic",
           _plain(escapes.check_preloads))
 _register(("python",), "dynamic", _plain(pymodules.check_module))
-_register(("echo", "printf", *remote.NETWORK, "git", "pip", "npm", "pnpm", "yarn", "uv"), "env-dump",
+_register(("echo", "printf", "write-output", "write-host", "write", *sends.NETWORK, "git", "pip", "npm", "pnpm", "yarn",
+           "uv"), "env-dump",
           _plain(escapes.check_secret_vars))
 _register(tuple(escapes._SETTERS), "agent-markers", _plain(escapes.check_marker_setters))
 _register(("handrail",), selfverbs.RULE, _plain(selfverbs.check_handrail))
@@ -148,6 +151,8 @@ def findings(part: Part, toks: list[str], ctx: Ctx) -> list[Finding]:
         out += [f for f in system.check_markers(part, ctx) if ctx.enabled(f[1])]
     if part.assigns or part.git_paths or name in ("export", "declare", "typeset", "readonly", "local"):
         out += guardenv.check_guard_env(part, ctx)
+    if winenv.is_candidate(part):
+        out += winenv.check_windows_env(part, ctx)
     if part.assigns or name in system.SUBSCRIPT_EVAL:
         out += system.check_subscripts(part, ctx)
     for rule, fn in _BY_NAME.get(name, ()):

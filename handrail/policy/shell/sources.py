@@ -163,7 +163,13 @@ def secret_sources(part: Part) -> list[tuple[Word, str]]:
     verb = "sends" if name in ("curl", "wget") else "copies" if name in (
         "cp", "mv", "install", "scp", "rsync", "tar", "zip") else "sources" if name in ("source", ".") else "reads"
     out += [(w, verb) for w in found]
+    # cmd and PowerShell read `config\.env` as config/.env, where bash reads config.env
+    out += [(_windows(w), v) for w, v in out if "\\" in w.raw and not w.dyn]
     return out
+
+
+def _windows(w: Word) -> Word:
+    return Word(w.raw.replace('"', "").replace("'", "").replace("\\", "/"), w.raw)
 
 
 def _any_path(words: list[Word], part: Part) -> list[Word]:
@@ -287,10 +293,11 @@ _READERS: dict[str, Callable[[str, list[Word]], list[Word]]] = {
 
 
 # Programs that look at a file's name, type or metadata, or remove or create it, without
-# printing what it holds (what they write or delete is judged by the path rules).
+# printing what it holds (what they write or delete is judged by the path rules). Not `type`:
+# bash's only names a command, but cmd's and PowerShell's print the file (`type .env`).
 _METADATA_ONLY = frozenset({"ls", "ll", "la", "dir", "stat", "test", "[", "[[", "touch", "mkdir", "rm", "rmdir",
                             "unlink", "realpath", "readlink", "basename", "dirname", "echo", "printf", "which",
-                            "chmod", "chown", "chgrp", "du", "file", "mv", "ln", "trash", "shred", "type", "cd",
+                            "chmod", "chown", "chgrp", "du", "file", "mv", "ln", "trash", "shred", "cd",
                             "pushd", "export", "unset", "local", "declare", "true", "false", "exit", "wait",
                             "find", "fd", "fdfind", "tree", "locate", "sleep", "kill", "git-check-ignore"})
 # git subcommands whose operands are paths of the work tree (read when they are a secret).
