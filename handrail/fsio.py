@@ -52,6 +52,39 @@ def read_bytes(path: str) -> bytes | None:
         raise HandrailError(f"{path}: is a folder, not a file; move it away first", reason="in_the_way") from None
 
 
+def read_regular(path: str, limit: int) -> bytes | str | None:
+    """Up to `limit` + 1 bytes of the regular file at `path`; None when no file has that name;
+    otherwise the reason it is not read. For the files an agent can put in handrail's way (git's
+    HEAD or commondir, a script): O_NONBLOCK makes a FIFO open at once instead of waiting for a
+    writer, and fstat then refuses it, as it refuses a device."""
+    import stat
+
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_NOCTTY | getattr(os, "O_CLOEXEC", 0))
+    except (FileNotFoundError, NotADirectoryError):
+        return None
+    except OSError as e:
+        return f"which handrail cannot read ({e.strerror})"
+    except ValueError:  # a lone surrogate or a NUL: no file has that name
+        return "a name handrail cannot look up"
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            return "not a regular file: what it yields is only known at run time"
+        chunks: list[bytes] = []
+        size = 0
+        while size <= limit:
+            chunk = os.read(fd, limit + 1 - size)
+            if not chunk:
+                break
+            chunks.append(chunk)
+            size += len(chunk)
+        return b"".join(chunks)
+    except OSError as e:
+        return f"which handrail cannot read ({e.strerror})"
+    finally:
+        os.close(fd)
+
+
 def parse_json(text: str, path: str) -> object:
     try:
         return json.loads(text)

@@ -138,10 +138,8 @@ def linked_trees(root: Root) -> list[str]:
     except OSError:
         return []
     for name in names:
-        try:
-            with open(os.path.join(top, name, "gitdir"), encoding="utf-8") as f:
-                dotgit = f.read().strip()
-        except OSError:
+        dotgit = (_small_file(os.path.join(top, name, "gitdir")) or "").strip()
+        if not dotgit:
             continue
         tree = os.path.dirname(os.path.join(top, name, dotgit))
         found = git_tree(tree) if os.path.isdir(tree) else None
@@ -170,13 +168,9 @@ def _from_file(top: str, dotgit: str) -> Tree:
     """A `.git` file: `gitdir: X`. With a `commondir` in X it is a linked worktree of the
     repository there; otherwise (a submodule, `--separate-git-dir`) its own repository."""
     gitdir = None
-    try:
-        with open(dotgit, encoding="utf-8", errors="surrogateescape") as f:
-            first = f.readline().strip()
-        if first.startswith("gitdir:"):
-            gitdir = os.path.normpath(os.path.join(top, first[len("gitdir:"):].strip()))
-    except OSError:
-        pass
+    first = (_small_file(dotgit) or "").split("\n", 1)[0].strip()
+    if first.startswith("gitdir:"):
+        gitdir = os.path.normpath(os.path.join(top, first[len("gitdir:"):].strip()))
     if gitdir is None or not os.path.isdir(gitdir):
         return Tree(top, top, dotgit, dotgit)  # git itself refuses it: judged as its own
     common = _common(gitdir)
@@ -186,12 +180,17 @@ def _from_file(top: str, dotgit: str) -> Tree:
 
 
 def _common(gitdir: str) -> str | None:
-    try:
-        with open(os.path.join(gitdir, "commondir"), encoding="utf-8", errors="surrogateescape") as f:
-            rel = f.read().strip()
-    except OSError:
-        return None
+    rel = (_small_file(os.path.join(gitdir, "commondir")) or "").strip()
     return os.path.normpath(os.path.join(gitdir, rel)) if rel else None
+
+
+def _small_file(path: str) -> str | None:
+    """The text of one of git's small files, as a regular file only: a FIFO the agent put in
+    its place would make a plain open wait for a writer, and the hook with it."""
+    from handrail.fsio import read_regular
+
+    data = read_regular(path, 1 << 16)
+    return data.decode("utf-8", "surrogateescape") if isinstance(data, bytes) else None
 
 
 def _main_of(common: str, top: str) -> str:

@@ -39,6 +39,11 @@ FILES: tuple[HarnessFile, ...] = (
     HarnessFile("cursor", ".cursor/mcp.json", "MCP servers Cursor starts", False),
     HarnessFile("gemini", ".gemini/settings.json", "Gemini CLI settings and hooks", True),
     HarnessFile("gemini", ".gemini/policies/**", "Gemini CLI Policy Engine rules", True),
+    # A custom command's `!{…}` runs a shell command when invoked; an extension brings its own
+    # MCP servers, hooks and commands.
+    HarnessFile("gemini", ".gemini/commands/**", "Gemini CLI custom commands (their !{…} runs shell commands)",
+                False),
+    HarnessFile("gemini", ".gemini/extensions/**", "Gemini CLI extensions (MCP servers, hooks, commands)", False),
     HarnessFile("copilot", ".github/hooks/**", "Copilot hooks", True),
     HarnessFile("copilot", ".vscode/settings.json",
                 "VS Code settings (Copilot's auto-approved terminal commands and tools)", False),

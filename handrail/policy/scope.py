@@ -89,6 +89,33 @@ PROTECTED: tuple[tuple[str, str, str], ...] = (
     (".pre-commit-hooks.yaml", AGENTS, "git hooks run by the pre-commit framework"),
     (".husky/**", AGENTS, "git hooks run by husky"),
     (".githooks/**", AGENTS, "git hooks folder"),
+    # The other git-hook managers: each one's config names the commands git runs on a commit or a
+    # push, on a person's machine, and can leave handrail's hook out. The names are the ones each
+    # tool reads (a name without a slash matches at any depth: lefthook's `.config/lefthook.yml`
+    # too). package.json is left open, though husky v4 and simple-git-hooks read a key of it: its
+    # `scripts` run on `npm install` and `npm test` anyway, and protecting it would stop every
+    # dependency change.
+    (".huskyrc*", AGENTS, "git hooks run by husky v4"),
+    ("husky.config.js", AGENTS, "git hooks run by husky v4"),
+    *((f"{stem}.{ext}", AGENTS, "git hooks run by lefthook")
+      for stem in ("lefthook", ".lefthook", "lefthook-local", ".lefthook-local")
+      for ext in ("yml", "yaml", "toml", "json")),
+    (".lefthook/**", AGENTS, "scripts lefthook runs as git hooks"),
+    (".lefthook-local/**", AGENTS, "scripts lefthook runs as git hooks"),
+    (".overcommit.yml", AGENTS, "git hooks run by overcommit"),
+    (".git-hooks/**", AGENTS, "overcommit's folder of the project's own hooks"),
+    *((f"{stem}.{ext}", AGENTS, "git hooks run by simple-git-hooks")
+      for stem in ("simple-git-hooks", ".simple-git-hooks") for ext in ("js", "cjs", "mjs", "json")),
+    # What the editor, direnv or a dev container runs on a person's machine when the folder opens
+    # (`.envrc`, which direnv runs on `cd`, is refused as `.env*` already). `.vscode/extensions.json`
+    # only recommends extensions a person then chooses to install: left open.
+    ("*.code-workspace", AGENTS, "a VS Code workspace (its own settings, tasks and launch configurations)"),
+    (".vscode/tasks.json", AGENTS, "VS Code tasks (one marked runOn folderOpen runs when the folder opens)"),
+    (".vscode/launch.json", AGENTS, "VS Code launch configurations (what runs on F5, and its preLaunchTask)"),
+    (".devcontainer/**", AGENTS, "dev container config (initializeCommand runs on the host)"),
+    (".devcontainer.json", AGENTS, "dev container config (initializeCommand runs on the host)"),
+    # An agent handrail has no hook for still starts the MCP servers and runs the commands its config names.
+    (".continue/**", AGENTS, "Continue's config (MCP servers it starts, its rules and prompts)"),
     # The CI job is the layer no agent runs: whatever decides what it runs decides whether
     # `handrail ci` runs at all, and whether its failure fails the pipeline.
     (".github/workflows/**", AGENTS, "GitHub Actions workflows (they run the CI check, or drop it)"),
@@ -135,6 +162,11 @@ NEVER_WRITE_PATHS: tuple[str, ...] = (
     ".pre-commit-config.yaml",
     ".husky/pre-commit",
     ".githooks/pre-commit",
+    "lefthook.yml",
+    ".lefthook/pre-commit/x.sh",
+    ".overcommit.yml",
+    ".git-hooks/pre_commit/x.rb",
+    ".simple-git-hooks.json",
     ".mcp.json",
     ".claude/agents/a.md",
     ".vscode/settings.json",

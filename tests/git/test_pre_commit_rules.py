@@ -63,11 +63,13 @@ def test_lock_files_bind_agents_but_never_a_human(project: Project) -> None:
     assert project.commit(message="human updates the lock file").returncode == 0
 
 
-def test_protected_paths_bind_agents(project: Project) -> None:
+@pytest.mark.parametrize("path", [".claude/settings.json", ".gitlab-ci.yml", "lefthook.yml",
+                                  ".vscode/tasks.json", ".devcontainer/devcontainer.json"])
+def test_protected_paths_bind_agents(project: Project, path: str) -> None:
     project.task("t")
-    project.write(".claude/settings.json", "{}\n")
-    project.git("add", ".claude/settings.json")
-    refused(project.commit(env=AGENT), ".claude/settings.json is protected", "handrail protected paths")
+    project.write(path, "{}\n")
+    project.git("add", path)
+    refused(project.commit(env=AGENT), f"{path} is protected", "handrail protected paths")
     assert project.commit().returncode == 0
 
 

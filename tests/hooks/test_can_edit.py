@@ -238,6 +238,13 @@ def test_contract_forbidden_matching_ignores_case(handrail, repo: Path) -> None:
         (".handrail/tasks/a/harness-contract.json", "protected_path", "**/.handrail/**", PROTECTED_SOURCE),
         (".claude/settings.local.json", "protected_path", ".claude/settings*.json", PROTECTED_SOURCE),
         (".pre-commit-config.yaml", "protected_path", ".pre-commit-config.yaml", PROTECTED_SOURCE),
+        (".gitlab-ci.yml", "protected_path", ".gitlab-ci.yml", PROTECTED_SOURCE),
+        ("lefthook.yml", "protected_path", "lefthook.yml", PROTECTED_SOURCE),
+        (".overcommit.yml", "protected_path", ".overcommit.yml", PROTECTED_SOURCE),
+        (".vscode/tasks.json", "protected_path", ".vscode/tasks.json", PROTECTED_SOURCE),
+        (".devcontainer/devcontainer.json", "protected_path", ".devcontainer/**", PROTECTED_SOURCE),
+        (".gemini/commands/ship.toml", "protected_path", ".gemini/commands/**", PROTECTED_SOURCE),
+        (".envrc", "forbidden_file", ".env*", FORBIDDEN_SOURCE),
     ],
 )
 def test_builtin_rules_refuse_whatever_the_contract_allows(handrail, repo: Path, file: str, reason: str,  # type: ignore[no-untyped-def]

@@ -84,6 +84,23 @@ PROTECTED_PATHS = [
     (".gitlab-ci.yml", ".gitlab-ci.yml"),
     (".gitmodules", ".gitmodules"),
     ("CODEOWNERS", "CODEOWNERS"),
+    # What runs on a person's machine: the other git-hook managers, the editor, a dev container.
+    ("lefthook.yml", "lefthook.yml"),
+    (".lefthook-local.yaml", ".lefthook-local.yaml"),
+    (".config/lefthook.toml", "lefthook.toml"),
+    (".lefthook/pre-commit/lint.sh", ".lefthook/**"),
+    (".overcommit.yml", ".overcommit.yml"),
+    (".git-hooks/pre_commit/no_fixme.rb", ".git-hooks/**"),
+    (".simple-git-hooks.cjs", ".simple-git-hooks.cjs"),
+    (".huskyrc.json", ".huskyrc*"),
+    ("app.code-workspace", "*.code-workspace"),
+    (".vscode/tasks.json", ".vscode/tasks.json"),
+    (".vscode/launch.json", ".vscode/launch.json"),
+    (".devcontainer/devcontainer.json", ".devcontainer/**"),
+    (".devcontainer.json", ".devcontainer.json"),
+    (".gemini/commands/review.toml", ".gemini/commands/**"),
+    (".gemini/extensions/tools/gemini-extension.json", ".gemini/extensions/**"),
+    (".continue/mcpServers/db.yaml", ".continue/**"),
     ("docs/CODEOWNERS", "CODEOWNERS"),
 ]
 
@@ -162,8 +179,8 @@ def test_forbidden_and_protected_matching_ignores_case(path: str, reason: str, t
     "path",
     ["src/app.py", "README.md", "environment.py", "docs/env.md", "secrets.md", "src/secrets.py",
      "keys/readme.md", "pem.txt", ".github/workflows.md", ".github/ISSUE_TEMPLATE/bug.md", ".claude/README.md",
-     "CLAUDE.md", "AGENTS.md", ".cursor/rules/style.mdc", ".vscode/launch.json", "handrail/x.py", "my.git/x",
-     "gitignore"],
+     "CLAUDE.md", "AGENTS.md", ".cursor/rules/style.mdc", ".vscode/extensions.json", "handrail/x.py", "my.git/x",
+     "gitignore", "package.json", "docs/lefthook.md", ".pre-commit-config.yml", ".devcontainer.md"],
 )
 def test_ordinary_paths_pass_without_a_contract(path: str) -> None:
     assert path_refusal(path, None) is None

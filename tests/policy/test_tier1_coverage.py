@@ -439,6 +439,9 @@ gh cache list
 gh run watch 12345
 git lfs ls-files
 git lfs version
+git bundle verify /tmp/shop.bundle
+git bundle list-heads shop.bundle
+git bundle list-heads -- shop.bundle refs/heads/main
 """
 
 # `d`: destructive or a secret read, a human decides (tier 3 or unlisted). `w`: writes or runs, not tier 1.
@@ -814,6 +817,10 @@ d gh gist delete abc
 d gh variable set X --body y
 w git lfs prune
 w git notes remove HEAD
+w git bundle create shop.bundle --all
+d git bundle create .git/hooks/pre-commit HEAD
+d git bundle unbundle /tmp/shop.bundle
+d git bundle list-heads .env
 """
 
 

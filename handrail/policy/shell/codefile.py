@@ -68,31 +68,9 @@ def read_code(path: str, limit: int) -> bytes | str | None:
         return "a path handrail cannot place"
     if _reaches_kernel(path):
         return "a device or process file, whose text the command's own process sees, not handrail"
-    try:
-        # O_NONBLOCK: a FIFO opens at once instead of waiting for a writer; fstat then refuses it
-        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_NOCTTY | getattr(os, "O_CLOEXEC", 0))
-    except (FileNotFoundError, NotADirectoryError):
-        return None
-    except OSError as e:
-        return f"which handrail cannot read ({e.strerror})"
-    except ValueError:  # a lone surrogate or a NUL: no file has that name
-        return "a name handrail cannot look up"
-    try:
-        if not stat.S_ISREG(os.fstat(fd).st_mode):
-            return "not a regular file: what it yields is only known at run time"
-        chunks: list[bytes] = []
-        size = 0
-        while size <= limit:
-            chunk = os.read(fd, limit + 1 - size)
-            if not chunk:
-                break
-            chunks.append(chunk)
-            size += len(chunk)
-        return b"".join(chunks)
-    except OSError as e:
-        return f"which handrail cannot read ({e.strerror})"
-    finally:
-        os.close(fd)
+    from handrail.fsio import read_regular
+
+    return read_regular(path, limit)
 
 
 def read_code_text(path: str, limit: int) -> str | None:

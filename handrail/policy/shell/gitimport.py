@@ -193,7 +193,7 @@ def check_import(part: Part, ctx: Ctx) -> list[Finding]:
             sources = ops[2:3]
         elif action == "update":
             sources = ops[1:] or [_word(n) for n in cfg.remotes]
-    elif sub == "bundle" and ops and ops[0].text == "unbundle":
+    elif sub == "bundle" and bundle_file(words[2:])[0] == "unbundle":
         return [(3, RULE, "git bundle unbundle brings commits from a file into the repository, made where no "
                           "git hook of the project ran")]
     for source in sources:
@@ -206,6 +206,33 @@ def check_import(part: Part, ctx: Ctx) -> list[Finding]:
     return []
 
 
+def bundle_file(rest: list[Word]) -> tuple[str, Word | None]:
+    """`git bundle ACTION [options] FILE …` (`rest` starts at ACTION): the action and the bundle file.
+    `create` writes it, `verify`, `list-heads` and `unbundle` read it; `-` (standard output or
+    input) is no file. The only option with a separate value is create's `--version N`."""
+    if not rest:
+        return "", None
+    i = 1
+    while i < len(rest):
+        t = rest[i].text
+        if t == "--":
+            i += 1
+            break
+        if not t.startswith("-") or t == "-":
+            break
+        i += 2 if t == "--version" else 1
+    file = rest[i] if i < len(rest) else None
+    return rest[0].text, (None if file is None or file.text == "-" else file)
+
+
+def bundle_written(words: list[Word]) -> list[Word]:
+    """The file `git bundle create FILE` writes; none for any other git command."""
+    if len(words) < 3 or words[1].text != "bundle":
+        return []
+    action, file = bundle_file(words[2:])
+    return [file] if action == "create" and file is not None else []
+
+
 def _word(text: str) -> Word:
     return Word(text, text)
 
@@ -216,7 +243,11 @@ def _takes_foreign(sub: str, ops: list[Word], here: _Here, cfg: gitrepo.Config, 
     a path, a bare `git merge` whose upstream is such a remote."""
     names = [w.text for w in ops if not w.dyn]
     if here.gitdir is not None and any("FETCH_HEAD" in n for n in names):
-        for source in gitrepo.fetch_head_sources(here.gitdir) or []:
+        fetched = gitrepo.fetch_head_sources(here.gitdir)
+        if isinstance(fetched, str):
+            return [(3, RULE, f"git {sub} FETCH_HEAD takes the commits its FETCH_HEAD names, and that file is "
+                              f"{fetched}")]
+        for source in fetched or []:
             if _foreign(_word(source), gitrepo.Config(), part, ctx, part.cwd) is not None:
                 return [(3, RULE, f"git {sub} FETCH_HEAD takes the commits last fetched from {source}, a "
                                   "repository on this machine where no git hook of the project ran")]

@@ -5,7 +5,9 @@ last fetch brought (FETCH_HEAD), and whether a path is the project's own reposit
 The classifier decides before the command runs and never starts git or opens pygit2 on the
 hot path, so this reads the few plain files git itself reads: `.git` (a folder, or a file
 `gitdir: …` in a linked worktree), `commondir`, `config` and `FETCH_HEAD`. What cannot be
-read is reported as unknown, and the rules that ask treat unknown as a human's call.
+read is reported as unknown, and the rules that ask treat unknown as a human's call. Each is
+read only as a regular file (codefile.read_code): the agent can put a FIFO in its place, whose
+plain open would wait for a writer and hang the hook.
 """
 
 from __future__ import annotations
@@ -54,11 +56,7 @@ def git_dir(work_tree: str) -> str | None:
     if os.path.isdir(dot):
         return dot
     if os.path.isfile(dot):
-        try:
-            with open(dot, encoding="utf-8", errors="replace") as f:
-                head = f.read(4096).strip()
-        except OSError:
-            return None
+        head = (_text(dot, 4096) or "").strip()
         if head.startswith("gitdir:"):
             target = head[7:].strip()
             return os.path.normpath(os.path.join(work_tree, target))
@@ -68,13 +66,18 @@ def git_dir(work_tree: str) -> str | None:
     return None
 
 
+def _text(path: str, limit: int) -> str | None:
+    """Up to `limit` characters' worth of a regular file git keeps; None when it is missing, cannot
+    be read, or is no regular file."""
+    from handrail.policy.shell.codefile import read_code_text
+
+    text = read_code_text(os.path.abspath(path), limit)
+    return None if text is None else text[:limit]
+
+
 def common_dir(gitdir: str) -> str:
     """A linked worktree's git folder shares config, objects and refs with the main one."""
-    try:
-        with open(os.path.join(gitdir, "commondir"), encoding="utf-8", errors="replace") as f:
-            rel = f.read(4096).strip()
-    except OSError:
-        return gitdir
+    rel = (_text(os.path.join(gitdir, "commondir"), 4096) or "").strip()
     return os.path.normpath(os.path.join(gitdir, rel)) if rel else gitdir
 
 
@@ -105,10 +108,8 @@ def config(gitdir: str) -> Config:
     hit = _CACHE.get(path)
     if hit is not None and hit[0] == stamp:
         return hit[1]
-    try:
-        with open(path, encoding="utf-8", errors="replace") as f:
-            text = f.read(1 << 20)
-    except OSError:
+    text = _text(path, 1 << 20)
+    if text is None:
         return Config()
     cfg = _parse(text.splitlines())
     if len(_CACHE) < 64:
@@ -182,25 +183,22 @@ def local_url(url: str) -> bool:
 def default_remote(gitdir: str, cfg: Config) -> str | None:
     """The remote a bare `git pull`, `git fetch`, `git merge` or `git push` uses: the current
     branch's, else `origin`; None when the repository names no remote at all."""
-    try:
-        with open(os.path.join(gitdir, "HEAD"), encoding="utf-8", errors="replace") as f:
-            head = f.read(4096).strip()
-    except OSError:
-        head = ""
+    head = (_text(os.path.join(gitdir, "HEAD"), 4096) or "").strip()
     branch = head[16:] if head.startswith("ref: refs/heads/") else ""
     name = cfg.branch_remotes.get(branch) or "origin"
     return name if name in cfg.remotes or name == "." else None
 
 
-def fetch_head_sources(gitdir: str) -> list[str] | None:
-    """Where the commits FETCH_HEAD holds came from; None when it is absent. Each line is
-    `<commit> TAB [not-for-merge] TAB <what>`, where `<what>` is `branch 'x' of <url>` or,
-    for a fetch of HEAD, the URL alone."""
-    try:
-        with open(os.path.join(gitdir, "FETCH_HEAD"), encoding="utf-8", errors="replace") as f:
-            lines = f.read(1 << 20).splitlines()
-    except OSError:
-        return None
+def fetch_head_sources(gitdir: str) -> list[str] | str | None:
+    """Where the commits FETCH_HEAD holds came from; None when it is absent, the reason when it is
+    there but not read (a FIFO, a device). Each line is `<commit> TAB [not-for-merge] TAB <what>`,
+    where `<what>` is `branch 'x' of <url>` or, for a fetch of HEAD, the URL alone."""
+    from handrail.policy.shell.codefile import read_code
+
+    data = read_code(os.path.abspath(os.path.join(gitdir, "FETCH_HEAD")), 1 << 20)
+    if not isinstance(data, bytes):
+        return data
+    lines = data[: 1 << 20].decode("utf-8", "replace").splitlines()
     out = []
     for line in lines:
         what = line.split("\t", 2)[-1].strip()

@@ -98,13 +98,12 @@ def _ignore_set(project: str) -> PatternSet | None:
     import os
 
     from handrail.policy.globs import PatternSet
+    from handrail.policy.shell.codefile import read_code_text
 
     lines: list[str] = []
     for name in (".gitignore", os.path.join(".git", "info", "exclude")):
-        try:
-            with open(os.path.join(project, name), encoding="utf-8", errors="replace") as f:
-                lines += [ln.rstrip("\n") for ln in f if ln.strip() and not ln.startswith("#")]
-        except OSError:
-            continue
+        # a regular file only: a FIFO the agent put there would hang a plain open
+        text = read_code_text(os.path.abspath(os.path.join(project, name)), 1 << 20) or ""
+        lines += [ln for ln in text.splitlines() if ln.strip() and not ln.startswith("#")]
     return PatternSet(lines) if lines else None
 

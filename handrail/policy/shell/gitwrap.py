@@ -72,6 +72,21 @@ def git(flat: Walker, part: Part, name: str, words: list[Word], st: State) -> li
 _MESSAGE_SUBS = frozenset({"commit", "tag", "merge", "rebase", "notes", "revert", "cherry-pick", "pull"})
 EDITOR_ENV = frozenset({"GIT_EDITOR", "EDITOR", "VISUAL", "GIT_SEQUENCE_EDITOR"})
 _NO_OP_EDITORS = frozenset({"true", ":", "cat"})
+# Editors that open a window for a person, with the option that makes them wait for it to close.
+_WINDOW_EDITORS = frozenset({"code", "codium", "subl", "mate", "zed"})
+
+
+def _plain_editor(value: str) -> bool:
+    """An editor spelt out on the line that leaves the message as it is or to a person: a no-op
+    (`true`, `:`), a text editor named alone (a session someone types into, which the
+    interactive rule judges), or a windowed one that waits (`code --wait`). Any option or
+    script beyond that (`vim -c 'g/Handrail/d' -c wq`, `sed -i …`) may take the trailer out."""
+    from handrail.policy.shell.interactive import EDITORS
+
+    words = value.split()
+    if len(words) == 1:
+        return words[0] in _NO_OP_EDITORS or words[0] in EDITORS
+    return len(words) == 2 and words[0] in _WINDOW_EDITORS and words[1] in ("-w", "--wait")
 
 
 def _editor_markers(part: Part, sub: str, st: State) -> None:
@@ -82,11 +97,13 @@ def _editor_markers(part: Part, sub: str, st: State) -> None:
     given = [(name, w.text.split("=", 1)[1] if "=" in w.text else "", w.dyn) for name, w in part.assigns
              if name.upper() in EDITOR_ENV]
     given += [(name, value, "$" in value) for name, value in st.vars.items() if name.upper() in EDITOR_ENV]
-    given += [(name, "", True) for name in st.touched - set(st.vars) if name.upper() in EDITOR_ENV]
+    # a value lost where the line branched is one of those it was given: each is judged
+    given += [(name, value or "", value is None) for name, values in st.touched.items()
+              if name not in st.vars and name.upper() in EDITOR_ENV for value in values]
     given += [(key, value, False) for key, _, value in (c.partition("=") for c in part.git_config)
               if key.lower() in ("core.editor", "sequence.editor")]
     for name, value, dyn in given:
-        if dyn or value.strip() not in _NO_OP_EDITORS:
+        if dyn or not _plain_editor(value):
             part.flags.append(("agent-markers", f"{name} sets the editor git {sub} runs on its message after "
                                                 "handrail's hook marked it: it can take the agent's trailer out"))
             return

@@ -42,6 +42,11 @@ _DB_VALUED = "-h --host -p --port -U --username -u --user -d --dbname --database
              "-o --output -T -F -R -L --log-file -a --pass -n -s -r -i --tls --cacert --cert --key"
 _SQLITE_VALUED = "-cmd -init -separator -newline -nullvalue -vfs -mmap -lookaside -pagecache -heap -maxsize " \
                  "-escape -A"
+
+# Text editors: each run is a session that reads what is typed into it (gitwrap counts one as the
+# editor of a commit message a person writes, not one that sheds the agent's trailer).
+EDITORS = ("vi", "vim", "nvim", "nvi", "ex", "ed", "nano", "emacs", "emacsclient", "pico", "joe", "mg", "micro",
+           "kak", "hx")
 TABLE: dict[str, Repl] = {
     # interpreters whose REPL starts when nothing is given to run
     **dict.fromkeys(("lua", "luajit"), _r("-e -v")),
@@ -70,8 +75,7 @@ TABLE: dict[str, Repl] = {
                      "node-repl"), _r(always=True)),
     "gdb": _r("-batch --batch", always=True),
     "lldb": _r("-b --batch", always=True),
-    **dict.fromkeys(("vi", "vim", "nvim", "nvi", "ex", "ed", "nano", "emacs", "emacsclient", "pico", "joe",
-                     "mg", "micro", "kak", "hx"), _r(always=True)),
+    **dict.fromkeys(EDITORS, _r(always=True)),
 }
 _HELP = frozenset({"--version", "--help", "-version", "-help"})  # -h, -v: a host, a verbosity in many
 _RAILS_CONSOLES = frozenset({"console", "c", "dbconsole", "db"})

@@ -128,19 +128,20 @@ class State:
         self.aliases = aliases if aliases is not None else {}
         self.vars = vars if vars is not None else {}
         self.blind = False
-        # Every name the line has given a value, known or not: a rule that cares whether a
-        # variable was set at all (the editor git runs) still sees one whose value was lost.
-        self.touched: set[str] = set()
+        # Every name the line has given a value, with each value it was given (None: one not
+        # known): a rule that cares what a variable may hold (the editor git runs) still sees
+        # one whose value was lost where the line branched (`test -n x && export V=true`).
+        self.touched: dict[str, set[str | None]] = {}
 
     def copy(self) -> State:
         out = State(self.cwd, set(self.funcs), dict(self.aliases), dict(self.vars))
         out.blind = self.blind
-        out.touched = set(self.touched)
+        out.touched = {name: set(values) for name, values in self.touched.items()}
         return out
 
     def put(self, name: str, value: str | None) -> None:
         """`name` now holds `value` (None: a value handrail does not know)."""
-        self.touched.add(name)
+        self.touched.setdefault(name, set()).add(None if self.blind else value)
         if value is None or self.blind:
             self.vars.pop(name, None)
         else:
@@ -151,8 +152,10 @@ class State:
         if names is None:
             self.vars.clear()
             self.blind = True
+            for values in self.touched.values():
+                values.add(None)
         for name in names or ():
-            self.touched.add(name)
+            self.touched.setdefault(name, set()).add(None)
             self.vars.pop(name, None)
 
     def settle(self, before: dict[str, str]) -> None:

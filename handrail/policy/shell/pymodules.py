@@ -101,3 +101,43 @@ def _word(text: str) -> Word:
     from handrail.policy.shell.parts import word
 
     return word(text)
+
+
+# `python -m json.tool [options] [infile [outfile]]` (and 3.14's `python -m json`): it reads the
+# first operand and writes the second; `-` is standard input or output. Its own options, which
+# argparse also takes abbreviated (`--sort`) or as `--indent=4`; any other word leaves it unknown.
+_JSON_MODULES = frozenset({"json.tool", "json"})
+_JSON_FLAGS = ("--sort-keys", "--no-ensure-ascii", "--json-lines", "--tab", "--no-indent", "--compact", "--help")
+_JSON_VALUED = ("--indent",)
+
+
+def json_tool(part: Part) -> tuple[list[Word], list[Word]] | None:
+    """(files read, files written) by `python -m json.tool`; None for any other python command, or
+    one with an option json.tool does not have."""
+    run = module_run(part.words) if part.name == "python" else None
+    if run is None or run[0] not in _JSON_MODULES or part.words[run[1] - 1].dyn:
+        return None
+    words, ops, i = part.words, [], run[1]
+    while i < len(words):
+        t = words[i].text
+        i += 1
+        if t == "--":
+            ops += words[i:]
+            break
+        if t == "-" or not t.startswith("-"):
+            ops.append(words[i - 1])
+            continue
+        name = t.split("=", 1)[0]
+        known = [o for o in _JSON_FLAGS + _JSON_VALUED if o.startswith(name)] if name.startswith("--") else []
+        if t != "-h" and len(known) != 1:
+            return None
+        i += 1 if known and known[0] in _JSON_VALUED and "=" not in t else 0
+    if len(ops) > 2:
+        return None
+    return [w for w in ops[:1] if w.text != "-"], [w for w in ops[1:] if w.text != "-"]
+
+
+def written(part: Part) -> list[Word]:
+    """The file `python -m json.tool IN OUT` writes (the effect table's writes: targets.py)."""
+    tool = json_tool(part)
+    return tool[1] if tool is not None else []

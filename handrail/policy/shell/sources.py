@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 
-from handrail.policy.shell import toolreads
+from handrail.policy.shell import pymodules, toolreads
 from handrail.policy.shell.argscan import file_values, long_option
 from handrail.policy.shell.syntax import Word
 from handrail.policy.shell.targets import _cp_operands
@@ -158,6 +158,8 @@ def secret_sources(part: Part) -> list[tuple[Word, str]]:
         found = _find_exec(name, words)
     elif name in toolreads.KNOWN:
         found = toolreads.reads(name, words, part.cwd, lambda ws: _any_path(ws, part))
+    elif name == "python" and (tool := pymodules.json_tool(part)) is not None:
+        found = tool[0]
     elif name not in _METADATA_ONLY:
         found = _any_path(words, part)
     verb = "sends" if name in ("curl", "wget") else "copies" if name in (
@@ -302,7 +304,7 @@ _METADATA_ONLY = frozenset({"ls", "ll", "la", "dir", "stat", "test", "[", "[[", 
                             "find", "fd", "fdfind", "tree", "locate", "sleep", "kill", "git-check-ignore"})
 # git subcommands whose operands are paths of the work tree (read when they are a secret).
 _GIT_READS = frozenset({"am", "add", "show", "cat-file", "grep", "blame", "annotate", "log", "diff", "archive",
-                        "bundle", "hash-object", "ls-files"})
+                        "hash-object", "ls-files"})
 
 
 def _pathlike(w: Word, part: Part) -> bool:
@@ -329,6 +331,11 @@ def _git_reads(words: list[Word]) -> list[Word]:
         return words[at + 1 : at + 2] if at > 0 else []
     if sub is not None and prog_name(sub.text) in _GIT_MESSAGE_FILES:
         return _git_message_files(prog_name(sub.text), words[words.index(sub) + 1 :])
+    if sub is not None and sub.text == "bundle":  # its operands are revisions; the bundle file is read
+        from handrail.policy.shell.gitimport import bundle_file
+
+        action, file = bundle_file(words[words.index(sub) + 1 :])
+        return [file] if file is not None and action in ("verify", "list-heads", "unbundle") else []
     if sub is None or prog_name(sub.text) not in _GIT_READS:
         return []
     out: list[Word] = []

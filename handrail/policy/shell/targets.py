@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import os
 
-from handrail.policy.shell import installs, ptys, selfverbs, sqlitefx
+from handrail.policy.shell import gitimport, installs, ptys, pymodules, selfverbs, sqlitefx
 from handrail.policy.shell.archives import PROGRAMS as ARCHIVE_PROGRAMS
 from handrail.policy.shell.archives import extracted
 from handrail.policy.shell.argscan import file_values
@@ -106,7 +106,7 @@ def write_targets(part: Part) -> tuple[list[Word], list[Word]]:
     if name == "uniq":
         ops = operands(words, frozenset({"-f", "-s", "-w", "--skip-fields", "--skip-chars", "--check-chars"}))
         written += ops[1:2]
-    elif name in ("git", "patch", "gpatch", "handrail", "sqlite3", "script"):
+    elif name in ("git", "patch", "gpatch", "handrail", "sqlite3", "script", "python"):
         verb_written, verb_removed = _verb_writes(part)
         written, removed = written + verb_written, removed + verb_removed
     written += installs.written(part) if name in installs.FOLDERS else []  # `pip install --target DIR`
@@ -114,17 +114,18 @@ def write_targets(part: Part) -> tuple[list[Word], list[Word]]:
 
 
 def _verb_writes(part: Part) -> tuple[list[Word], list[Word]]:
-    """git rm/mv, format-patch -o, the files a patch names (`git apply`, `patch`), what handrail's
-    own verbs write (`handrail ci --output F`: selfverbs.WRITES), sqlite3's files (sqlitefx) and
-    script's typescript (ptys)."""
-    if part.name in ("handrail", "sqlite3", "script"):
-        return {"handrail": selfverbs.written, "sqlite3": sqlitefx.written, "script": ptys.written}[part.name](part), []
+    """git rm/mv, format-patch -o, bundle create, the files a patch names (`git apply`, `patch`), what
+    handrail's own verbs write (`handrail ci --output F`: selfverbs.WRITES), sqlite3's files (sqlitefx),
+    script's typescript (ptys) and `python -m json.tool`'s output (pymodules)."""
+    if part.name in ("handrail", "sqlite3", "script", "python"):
+        return {"handrail": selfverbs.written, "sqlite3": sqlitefx.written, "script": ptys.written,
+                "python": pymodules.written}[part.name](part), []
     words = part.words
     sub = words[1].text if part.name == "git" and len(words) > 1 else ""
     if sub in ("rm", "mv") and len(words) > 2:
         return _git_moves(words)
-    if sub == "format-patch":
-        return file_values(words, ("-o", "--output-directory")), []
+    if sub in ("format-patch", "bundle"):  # `format-patch -o DIR`, `bundle create FILE REVS…`
+        return gitimport.bundle_written(words) or file_values(words, ("-o", "--output-directory")), []
     if sub in ("apply", "am") or part.name != "git":  # `git am` writes the mailbox's files before it commits
         from handrail.policy.shell.patchfiles import patch_writes
 
@@ -378,4 +379,4 @@ WRITERS = frozenset({"tee", "touch", "truncate", "mkdir", "sudoedit", "chattr", 
                      *_COPIERS, "dd", "chmod", "chown", "chgrp", "rm", "unlink", "rmdir", "shred", "srm", "trash",
                      "rimraf", "curl", "wget", "uniq", "git", "awk", "gawk", "mawk", "nawk", "script", *_FILE_OPTS,
                      *COMPRESSORS, "xxd", *_EXTRACTORS, *ARCHIVE_PROGRAMS, "patch", "gpatch",
-                     "handrail", "sqlite3", *installs.FOLDERS})
+                     "handrail", "sqlite3", "python", *installs.FOLDERS})

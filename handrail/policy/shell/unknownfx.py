@@ -38,7 +38,8 @@ _GIT_READ_VERBS = frozenset({"status", "log", "diff", "show", "blame", "annotate
                              "for-each-ref", "show-ref", "count-objects", "fsck", "verify-commit", "verify-tag",
                              "help", "version", "var", "difftool", "hash-object", "check-ref-format", "reflog",
                              "branch", "tag", "switch", "fetch", "push", "pull", "remote", "stage", "diff-files",
-                             "diff-index", "diff-tree", "ls-remote", "cherry", "show-branch", "bisect", "notes"})
+                             "diff-index", "diff-tree", "ls-remote", "cherry", "show-branch", "bisect", "notes",
+                             "bundle"})  # bundle: what `create` writes is the table's (targets.py)
 _GIT_GLOBAL_VALUED = frozenset({"-C", "-c", "--git-dir", "--work-tree", "--namespace", "--exec-path",
                                 "--config-env"})
 
@@ -197,11 +198,13 @@ def _named_paths(part: Part) -> list[Word]:
 
 def _reads_guessed(part: Part) -> bool:
     """Are the part's reads a guess (every path-like word of a program the table does not know)?"""
-    from handrail.policy.shell import sources, toolreads
+    from handrail.policy.shell import pymodules, sources, toolreads
 
     name = part.name
     if name in sources._READERS or name in ("source", ".", "find", "fd", "fdfind"):
         return False
+    if name == "python" and pymodules.json_tool(part) is not None:
+        return False  # its reads and writes are known (pymodules.json_tool)
     return not (name in toolreads.KNOWN and name != "openssl")
 
 

@@ -197,13 +197,19 @@ class Flat:
             self.shell_text(part, text, False, False, f"alias {words[0].text}", st)
         else:
             self.unwrap(part, words, st)
-        st.forget(changed)
+        literal: dict[str, str] = {}
         if changed and words[0].text in shvars.DECLARERS:
-            # `export NAME=VALUE` with a literal value gives NAME that value, as a plain assignment does
+            # `export NAME=VALUE` with a literal value gives NAME that value, as a plain assignment
+            # does; `f=x; export f` (and readonly) names a variable without changing its value
             for w in words[1:]:
                 name, eq, value = w.text.partition("=")
                 if eq and not w.dyn and name in changed:
-                    st.put(name, value)
+                    literal[name] = value
+                elif not eq and not w.dyn and name in st.vars and words[0].text in ("export", "readonly"):
+                    literal[name] = st.vars[name]
+        st.forget(None if changed is None else changed - literal.keys())
+        for name, value in literal.items():
+            st.put(name, value)
 
     def emit(self, part: Part, words: list[Word], st: State) -> None:
         part.words = words
