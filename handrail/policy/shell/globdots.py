@@ -1,5 +1,5 @@
 """Whether a glob names dotfiles: `cat *` does not read `.env` in bash, sh or zsh, which skip a
-leading dot unless told to; so the secret rule expands `*` as the shell will. What tells them is
+leading dot unless told to; so `*` is expanded as the shell will (globwrites.names). What tells them is
 asked about here: `shopt -s dotglob`, a non-empty GLOBIGNORE (which turns dotglob on), zsh's
 GLOB_DOTS. handrail judges each command alone, and a harness that keeps one shell between commands
 (an editor's terminal) carries the option to the next `cat *`: so setting it needs a human.
@@ -10,14 +10,12 @@ a zsh qualifier or an extended glob (`*(D)`, `@(.env|x)`): there a glob is taken
 
 from __future__ import annotations
 
-import re
 import sys
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from handrail.policy.shell.common import Finding
     from handrail.policy.shell.parts import Part
-    from handrail.policy.shell.syntax import Word
 
 # PowerShell's aliases that read files (cmdlets have a dash, and cmd runs under `cmd /c`): their
 # globs name dotfiles too.
@@ -27,27 +25,9 @@ SETTERS = frozenset({"shopt", "setopt", "unsetopt", "set", "export", "declare", 
 _ZSH_ON = frozenset({"globdots", "dotglob"})  # zsh takes DOT_GLOB for GLOB_DOTS, as bash spells it
 
 
-# A zsh qualifier or an extended glob's group (`*(D)`, `@(a|b)`, `!(x)`): any run of characters.
-_GROUP = re.compile(r"[?*+@!]?\([^)]*\)")
-
-
-def expand(part: Part, w: Word, pattern: str, limit: int) -> list[str]:
-    """The first `limit` files the shell's glob `pattern` (absolute) names, as that shell expands it.
-    A group becomes `*`, which names at least what it does, dotfiles included."""
-    import glob
-    import itertools
-
-    dots = names_dotfiles(part, w)
-    if "(" in pattern:
-        pattern, dots = _GROUP.sub("*", pattern), True
-    try:
-        return list(itertools.islice(glob.iglob(pattern, include_hidden=dots, recursive=True), limit))
-    except (OSError, ValueError):  # a pattern no file name can match (a lone surrogate, a NUL)
-        return []
-
-
-def names_dotfiles(part: Part, w: Word) -> bool:
-    """Whether the shell that runs `part` lets the glob `w` name files whose names begin with a dot."""
+def names_dotfiles(part: Part) -> bool:
+    """Whether the shell that runs `part` lets its globs name files whose names begin with a dot
+    (a group, `*(D)`, may anyway: globwrites.names)."""
     if sys.platform == "win32":
         return True
     low = part.name.lower()

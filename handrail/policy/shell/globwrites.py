@@ -5,6 +5,7 @@ taken as touching it, since what it names is decided when the command runs."""
 
 from __future__ import annotations
 
+import re
 from functools import cache
 
 from handrail.policy.shell.syntax import Word
@@ -14,24 +15,32 @@ if TYPE_CHECKING:
     from collections.abc import Iterator
 
 GLOB_LIMIT = 2000
+# A zsh qualifier or an extended glob's group (`*(D)`, `@(a|b)`, `!(x)`): any run of characters.
+_GROUP = re.compile(r"[?*+@!]?\([^)]*\)")
 
 
-def names(pattern: str) -> list[str] | None:
-    """The paths an absolute glob names on disk (hidden files only where the glob spells the dot,
-    as the shell does), None past GLOB_LIMIT: too many to look through."""
+def names(pattern: str, dots: bool = False) -> list[str] | None:
+    """The paths an absolute glob names on disk, as the shell expands it: hidden files only where
+    the glob spells the dot, or where `dots` says the shell names them (globdots); a group becomes
+    `*`, which names at least what it does, dotfiles included. None past GLOB_LIMIT: too many to
+    look through."""
     import glob
     import itertools
 
+    if "(" in pattern:
+        pattern, dots = _GROUP.sub("*", pattern), True
     try:
-        hits = list(itertools.islice(glob.iglob(pattern, recursive=True), GLOB_LIMIT + 1))
+        hits = list(itertools.islice(glob.iglob(pattern, include_hidden=dots, recursive=True), GLOB_LIMIT + 1))
     except (OSError, ValueError):  # a pattern no file name can match (a lone surrogate, a NUL)
         return []
     return None if len(hits) > GLOB_LIMIT else hits
 
 
-def with_hits(words: list[Word], cwd: str | None, home: str) -> Iterator[tuple[Word, Word | None]]:
-    """(word, the glob word it came from or None) for every word and each file its glob names; a
-    glob past the bound is given once more as (glob, glob)."""
+def with_hits(words: list[Word], cwd: str | None, home: str,
+              dots: bool = False) -> Iterator[tuple[Word, Word | None]]:
+    """(word, the glob word it came from or None) for every word and each file its glob names
+    (`dots`: the shell's globs name dotfiles too); a glob past the bound is given once more as
+    (glob, glob)."""
     from handrail.policy.shell.parts import resolve
 
     for w in words:
@@ -41,7 +50,7 @@ def with_hits(words: list[Word], cwd: str | None, home: str) -> Iterator[tuple[W
         pattern = resolve(w, cwd, home)
         if pattern is None:
             continue
-        hits = names(pattern)
+        hits = names(pattern, dots)
         if hits is None:
             yield w, w
             continue

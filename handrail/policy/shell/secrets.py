@@ -6,7 +6,8 @@ from __future__ import annotations
 import re
 
 from handrail.policy.shell.common import Ctx, in_project
-from handrail.policy.shell.globdots import expand
+from handrail.policy.shell.globdots import names_dotfiles
+from handrail.policy.shell.globwrites import GLOB_LIMIT, names
 from handrail.policy.shell.links import linked
 from handrail.policy.shell.parts import resolve
 from handrail.policy.shell.sources import _GREPS, _READ_ALL
@@ -149,7 +150,6 @@ def _unknown_name(part: Part, w: Word, how: str) -> list[Finding]:
                                f"at run time, which could match '{pattern}'")]
 
 
-GLOB_LIMIT = 2000
 
 
 def _expanded(sources: list[tuple[Word, str]], part: Part, ctx: Ctx,
@@ -164,11 +164,11 @@ def _expanded(sources: list[tuple[Word, str]], part: Part, ctx: Ctx,
         pattern = resolve(w, part.cwd, ctx.home)
         if pattern is None:
             continue
-        hits = expand(part, w, pattern, GLOB_LIMIT + 1)
-        if len(hits) > GLOB_LIMIT:
+        hits = names(pattern, names_dotfiles(part))
+        if hits is None:
             out.append((3, "secret-read", f"{part.name} reads {w.raw}, which names more than {GLOB_LIMIT:,} files: "
                                           "too many to check for secrets"))
-            hits = hits[:GLOB_LIMIT]
+            continue
         found += [(Word(hit, f"{w.raw} (names {hit})"), how) for hit in hits]
     return found
 

@@ -304,12 +304,13 @@ def check_paths(part: Part, written: list[Word], removed: list[Word], ctx: Ctx) 
         out += _links_protected(part, ctx)
     if not written and not removed:
         return out
+    from handrail.policy.shell.globdots import names_dotfiles
     from handrail.policy.shell.globwrites import with_hits
 
     redirect_targets = {id(r.target) for r in part.redirs if r.target is not None}
     flagged: set[int] = set()  # globs already found to touch a protected path: one finding says it
     for words, delete in ((written, False), (removed, True)):
-        for w, came_from in with_hits(words, part.cwd, ctx.home):
+        for w, came_from in with_hits(words, part.cwd, ctx.home, names_dotfiles(part)):
             if id(came_from or w) in flagged:
                 continue
             redirect = id(came_from or w) in redirect_targets or type(w).__name__ == "ScriptFile"  # sed's `w FILE`

@@ -13,6 +13,7 @@ import os
 
 from handrail.policy.shell import effects, unwrap
 from handrail.policy.shell import rules as cmdrules
+from handrail.policy.shell.globdots import names_dotfiles
 from handrail.policy.shell.globwrites import with_hits
 from handrail.policy.shell.syntax import ShellSyntaxError, Word
 
@@ -45,14 +46,15 @@ def touched_paths(parts: list[unwrap.Part], home: str) -> list[str]:
             continue
         eff = effects.of_part(part)
         written, removed = eff.writes, eff.removes
-        for word, came_from in with_hits(removed, part.cwd, home):
+        dots = names_dotfiles(part)
+        for word, came_from in with_hits(removed, part.cwd, home, dots):
             if came_from is word:
                 continue  # a glob past the bound: the classifier asks about it
             path = unwrap.resolve(word, part.cwd, home)
             if path is not None and not _regenerable(path):
                 out[path] = None
         redirected = {id(r.target) for r in part.redirs if r.target is not None}
-        for word, came_from in with_hits(written, part.cwd, home):
+        for word, came_from in with_hits(written, part.cwd, home, dots):
             if came_from is word:
                 continue
             if came_from is not None and id(came_from) in redirected:

@@ -162,6 +162,8 @@ ROWS: list[Row] = [
     ("setopt noglobdots; cat web/*", "silent"),
     ('pwsh -c "Get-Content web/*"', "ask"),
     ("Get-Content web/*", "ask"),
+    ('pwsh -c "Remove-Item web/*"', "ask"),
+    ("rm web/*", "notice"),
     ("cat .en?", "ask"),
     ("cat *.pem", "ask"),
     ("head -c 200 ./*.pem", "ask"),
